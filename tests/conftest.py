@@ -1,0 +1,77 @@
+"""Shared pytest setup.
+
+Tests that need a real external part (Docker engine, Bazel, cross compilers, g++ against
+TensorFlow's headers) carry a marker. Where the part is missing they are skipped on a
+developer's machine, but in CI (``CI=true``), which installs every part, a missing part is a
+failure: a green CI must mean the real thing ran.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+
+def _docker_ready() -> str | None:
+    if shutil.which("docker") is None:
+        return "docker client not installed"
+    probe = subprocess.run(["docker", "info"], capture_output=True, text=True)
+    return None if probe.returncode == 0 else "no Docker engine is running"
+
+
+def _bazel_ready() -> str | None:
+    from tfbuild_testing import bazel_binary  # noqa: PLC0415
+
+    return None if bazel_binary() else "no Bazel binary (npm @bazel/bazel-linux_x64) found"
+
+
+def _cross_ready() -> str | None:
+    missing = [
+        tool
+        for tool in ("arm-linux-gnueabihf-g++", "aarch64-linux-gnu-g++", "qemu-arm", "qemu-aarch64")
+        if shutil.which(tool) is None
+    ]
+    return f"missing {', '.join(missing)}" if missing else None
+
+
+def _compiler_ready() -> str | None:
+    return None if shutil.which("g++") else "g++ not installed"
+
+
+_PROBES = {
+    "docker": _docker_ready,
+    "bazel": _bazel_ready,
+    "cross": _cross_ready,
+    "compiler": _compiler_ready,
+}
+
+
+_probe_cache: dict[str, str | None] = {}
+
+
+def _missing_part(item) -> tuple[str, str] | None:
+    for marker, probe in _PROBES.items():
+        if marker in item.keywords:
+            if marker not in _probe_cache:
+                _probe_cache[marker] = probe()
+            if _probe_cache[marker] is not None:
+                return marker, _probe_cache[marker]
+    return None
+
+
+def pytest_runtest_setup(item):
+    missing = _missing_part(item)
+    if missing is None:
+        return
+    marker, reason = missing
+    if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
+        pytest.fail(f"CI must provide what @{marker} tests need: {reason}", pytrace=False)
+    pytest.skip(reason)

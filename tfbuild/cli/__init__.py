@@ -1,0 +1,80 @@
+"""The ``tfbuild`` command line: a thin layer over the library.
+
+Each command module parses its options into a typed object and calls one library function.
+This module owns what is common to all of them: the Typer app, ``--debug``, and turning
+:class:`~tfbuild.errors.TfbuildError` into one line on stderr and the error's exit code.
+
+Nothing imported here may import TensorFlow: ``tfbuild --help`` has to start fast.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+from rich.console import Console
+
+from tfbuild import __version__
+from tfbuild.errors import TfbuildError
+
+app = typer.Typer(
+    name="tfbuild",
+    help="Turn a TensorFlow model into a small mobile TensorFlow binary.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+
+stderr = Console(stderr=True, highlight=False, soft_wrap=True)
+_state = {"debug": False}
+
+
+def _version_callback(value: bool) -> None:
+    if value:
+        typer.echo(f"tfbuild {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    debug: bool = typer.Option(False, "--debug", help="Show tracebacks for errors."),
+    version: bool = typer.Option(
+        False, "--version", callback=_version_callback, is_eager=True, help="Print the version."
+    ),
+) -> None:
+    """Turn a TensorFlow model into a small mobile TensorFlow binary."""
+    _state["debug"] = debug
+
+
+def _register_commands() -> None:
+    # Imported for their side effect of adding commands to ``app``. Each module keeps its
+    # TensorFlow (and other heavy) imports inside the command bodies.
+    from tfbuild.cli import analysis_commands  # noqa: F401
+    from tfbuild.cli import source_commands  # noqa: F401
+    from tfbuild.cli import build_commands  # noqa: F401
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the console script.
+
+    With ``argv`` (tests) the exit code is returned; without it (the console script) the process
+    exits with it. Usage errors are Typer's own; :class:`TfbuildError` becomes one line on
+    stderr and its exit code; anything else is a tfbuild bug and keeps its traceback.
+    """
+    _register_commands()
+    try:
+        app(args=argv, prog_name="tfbuild")
+        code = 0
+    except SystemExit as done:
+        code = done.code if isinstance(done.code, int) else (0 if done.code is None else 1)
+    except TfbuildError as error:
+        if _state["debug"]:
+            raise
+        stderr.print(f"[bold red]error:[/] {error.one_line()}", markup=True)
+        code = error.exit_code
+    except KeyboardInterrupt:
+        stderr.print("interrupted")
+        code = 130
+    if argv is None:
+        sys.exit(code)
+    return code

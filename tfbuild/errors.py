@@ -1,0 +1,58 @@
+"""User-facing errors, one class per kind of failure, each with its own exit code.
+
+Library code raises these; only the CLI layer turns them into a one-line message and an exit
+code. Anything else that escapes is a bug in tfbuild and is shown as such.
+"""
+
+from __future__ import annotations
+
+
+class TfbuildError(Exception):
+    """Root of every error the user can fix. ``hint`` says what to do about it."""
+
+    exit_code = 1
+
+    def __init__(self, message: str, *, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+
+    def one_line(self) -> str:
+        """The message and its hint on one line, as printed by the CLI."""
+        return f"{self.message} ({self.hint})" if self.hint else self.message
+
+
+class ConfigError(TfbuildError):
+    """Bad options, an unknown config key, or a malformed tfbuild.toml."""
+
+    exit_code = 2
+
+
+class InputFileError(TfbuildError):
+    """A model, ops list or header that is missing, empty, corrupt or unsupported."""
+
+    exit_code = 3
+
+
+class SourceTreeError(TfbuildError):
+    """The TensorFlow source tree is missing, dirty, unknown or not laid out as expected."""
+
+    exit_code = 4
+
+
+class PreflightError(TfbuildError):
+    """The build would produce a binary that fails on device; found before building."""
+
+    exit_code = 5
+
+
+class ToolchainError(TfbuildError):
+    """A compiler, Docker engine, image or SDK/NDK that the target needs is unavailable."""
+
+    exit_code = 6
+
+
+class BuildError(TfbuildError):
+    """A build step ran and failed."""
+
+    exit_code = 7

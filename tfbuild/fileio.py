@@ -1,0 +1,69 @@
+"""File writing that never leaves a half-written file behind, and content digests."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+from pathlib import Path
+
+
+def atomic_write_bytes(path: Path | str, data: bytes, *, mode: int | None = None) -> Path:
+    """Write ``data`` to ``path`` through a temporary file in the same directory and a rename.
+
+    Readers see either the old file or the complete new one; an exception leaves no trace.
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as tmp:
+            tmp.write(data)
+            tmp.flush()
+            os.fsync(tmp.fileno())
+        if mode is not None:
+            os.chmod(tmp_name, mode)
+        elif path.exists():
+            os.chmod(tmp_name, path.stat().st_mode & 0o7777)
+        else:
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(tmp_name, 0o666 & ~umask)
+        os.replace(tmp_name, path)
+    except BaseException:
+        try:
+            os.unlink(tmp_name)
+        except FileNotFoundError:
+            pass
+        raise
+    return path
+
+
+def atomic_write_text(path: Path | str, text: str, *, mode: int | None = None) -> Path:
+    """Text flavour of :func:`atomic_write_bytes` (UTF-8, newlines kept as given)."""
+    return atomic_write_bytes(path, text.encode("utf-8"), mode=mode)
+
+
+def sha256_bytes(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def sha256_file(path: Path | str) -> str:
+    """Hex SHA-256 of a file, read in chunks so large artifacts do not fill memory."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for chunk in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def sha256_tree(root: Path | str) -> str:
+    """Digest of a directory's relative paths and file contents, in a stable order."""
+    root = Path(root)
+    digest = hashlib.sha256()
+    for path in sorted(p for p in root.rglob("*") if p.is_file()):
+        digest.update(path.relative_to(root).as_posix().encode())
+        digest.update(b"\0")
+        digest.update(sha256_file(path).encode())
+        digest.update(b"\n")
+    return digest.hexdigest()
