@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Debian packages tfbuild's full test suite needs: compilers (host and cross), qemu-user for
+# running cross-built programs, debootstrap + docker.io for toolchain images, npm for Bazel.
+# Safe to run again; uses sudo when not root.
+set -euo pipefail
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+packages=(
+  g++ make git ca-certificates
+  g++-arm-linux-gnueabihf g++-aarch64-linux-gnu binutils-arm-linux-gnueabihf binutils-aarch64-linux-gnu
+  qemu-user
+  docker.io debootstrap
+  npm
+)
+missing=()
+for pkg in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+done
+if [ "${#missing[@]}" -gt 0 ]; then
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -q
+  $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
