@@ -1,6 +1,7 @@
 // The arithmetic of the example custom ops, kept free of TensorFlow so it can be compiled and
 // tested on its own (for instance by a cross-compiled test program run under qemu) and so the
-// kernels in example_kernels.cc stay thin adapters between tensors and these functors.
+// kernels in example_kernels.cc stay thin adapters between tensors and these functors (the
+// element-wise ones are applied with Eigen's unaryExpr, so they only need a const operator()).
 
 #ifndef TFBUILD_EXAMPLES_CUSTOM_OPS_EXAMPLE_FUNCTORS_H_
 #define TFBUILD_EXAMPLES_CUSTOM_OPS_EXAMPLE_FUNCTORS_H_
@@ -34,12 +35,6 @@ template <typename T>
 struct Square {
   T operator()(T x) const { return x * x; }
 };
-
-// Applies an element-wise functor to n values.
-template <typename T, typename Functor>
-void Transform(const T* in, T* out, std::size_t n, const Functor& f) {
-  for (std::size_t i = 0; i < n; ++i) out[i] = f(in[i]);
-}
 
 // Number of values strictly greater than threshold.
 inline std::int32_t CountAbove(const float* in, std::size_t n, float threshold) {

@@ -4,6 +4,8 @@
 
 #define EIGEN_USE_THREADS
 
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
 #include "example_functors.h"
 #include "tensorflow/core/framework/op_kernel.h"
 #include "tensorflow/core/framework/tensor.h"
@@ -14,15 +16,14 @@ typedef Eigen::ThreadPoolDevice CPUDevice;
 
 namespace {
 
-// Allocates an output shaped like input 0 and fills it with f applied to every element.
-template <typename T, typename Functor>
+// Allocates an output shaped like input 0 and fills it with f applied to every element, on the
+// kernel's Eigen device like TensorFlow's own element-wise kernels.
+template <typename Device, typename T, typename Functor>
 void ComputeElementwise(OpKernelContext* context, const Functor& f) {
   const Tensor& input = context->input(0);
   Tensor* output = nullptr;
   OP_REQUIRES_OK(context, context->allocate_output(0, input.shape(), &output));
-  const auto in = input.flat<T>();
-  auto out = output->flat<T>();
-  tfbuild_example::Transform(in.data(), out.data(), static_cast<std::size_t>(in.size()), f);
+  output->flat<T>().device(context->eigen_device<Device>()) = input.flat<T>().unaryExpr(f);
 }
 
 }  // namespace
@@ -35,7 +36,7 @@ class ExampleScaleOp : public OpKernel {
   }
 
   void Compute(OpKernelContext* context) override {
-    ComputeElementwise<T>(context, functor_);
+    ComputeElementwise<Device, T>(context, functor_);
   }
 
  private:
@@ -49,12 +50,12 @@ class ExampleClipOp : public OpKernel {
     OP_REQUIRES_OK(context, context->GetAttr("lo", &functor_.lo));
     OP_REQUIRES_OK(context, context->GetAttr("hi", &functor_.hi));
     OP_REQUIRES(context, functor_.lo <= functor_.hi,
-                errors::InvalidArgument("ExampleClip needs lo <= hi, got lo=",
-                                        functor_.lo, " hi=", functor_.hi));
+                absl::InvalidArgumentError(absl::StrCat(
+                    "ExampleClip needs lo <= hi, got lo=", functor_.lo, " hi=", functor_.hi)));
   }
 
   void Compute(OpKernelContext* context) override {
-    ComputeElementwise<T>(context, functor_);
+    ComputeElementwise<Device, T>(context, functor_);
   }
 
  private:
@@ -67,7 +68,7 @@ class ExampleSquareOp : public OpKernel {
   explicit ExampleSquareOp(OpKernelConstruction* context) : OpKernel(context) {}
 
   void Compute(OpKernelContext* context) override {
-    ComputeElementwise<T>(context, tfbuild_example::Square<T>());
+    ComputeElementwise<Device, T>(context, tfbuild_example::Square<T>());
   }
 };
 

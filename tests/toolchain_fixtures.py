@@ -1,0 +1,47 @@
+"""Docker images the docker-marked tests run in, found or built through tfbuild itself.
+
+CI makes the base image and the toolchain images first (scripts/ci-docker-setup.sh), so here
+they are normally found; on a developer machine a missing toolchain image is built (a minute or
+two) from the base image. A missing base image cannot be made without root and a mirror, so it
+skips the test locally and fails it in CI, like conftest.py does for a missing tool.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from tfbuild.base_image import default_base_tag
+from tfbuild.docker_engine import docker_client, image_exists
+from tfbuild.toolchain_images import ToolchainImage, ensure_image, toolchain_spec
+
+BAZEL_VERSION = "0.26.1"
+BAZEL_SHA256 = "6c50e142a0a405d3d8598050d6c1b3920c8cdb82a7ffca6fc067cb474275148f"
+"""sha256 of bazel-0.26.1-linux-x86_64 from npm @bazel/bazel-linux_x64@0.26.1."""
+
+
+def _in_ci() -> bool:
+    return os.environ.get("CI", "").lower() in ("1", "true", "yes")
+
+
+def require_base_image() -> str:
+    tag = default_base_tag()
+    if not image_exists(docker_client(), tag):
+        message = f"base image {tag} missing: run 'sudo tfbuild toolchain base'"
+        if _in_ci():
+            pytest.fail(message, pytrace=False)
+        pytest.skip(message)
+    return tag
+
+
+def linux_toolchain() -> ToolchainImage:
+    require_base_image()
+    return ensure_image(toolchain_spec("linux"))
+
+
+def bazel_toolchain() -> ToolchainImage:
+    require_base_image()
+    return ensure_image(
+        toolchain_spec("bazel", build_args={"BAZEL_VERSION": BAZEL_VERSION, "BAZEL_SHA256": BAZEL_SHA256})
+    )

@@ -1,0 +1,35 @@
+"""The one place tfbuild connects to the Docker engine.
+
+Base images, toolchain images and build containers all need a client; a missing daemon must be
+the same clear :class:`~tfbuild.errors.ToolchainError` (with the fix) wherever it is first hit,
+rather than a ``requests`` traceback from deep inside the docker SDK.
+"""
+
+from __future__ import annotations
+
+import docker
+import docker.errors
+
+from tfbuild.errors import ToolchainError
+
+DAEMON_HINT = "start dockerd (e.g. 'sudo dockerd &' or 'sudo service docker start'), or build with --local"
+
+
+def docker_client() -> docker.DockerClient:
+    """A client for the engine named by the environment (``DOCKER_HOST`` or the local socket),
+    checked with a ping so an unreachable daemon fails here, once, with the fix."""
+    try:
+        client = docker.from_env(timeout=600)
+        client.ping()
+    except docker.errors.DockerException as error:
+        raise ToolchainError(f"the Docker engine is unreachable: {error}", hint=DAEMON_HINT) from None
+    return client
+
+
+def image_exists(client: docker.DockerClient, tag: str) -> bool:
+    """Whether ``tag`` names an image the engine already has."""
+    try:
+        client.images.get(tag)
+    except docker.errors.ImageNotFound:
+        return False
+    return True
