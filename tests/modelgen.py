@@ -35,8 +35,8 @@ node { name: "acc" op: "AccumulateNV2" input: "x"
        attr { key: "shape" value { shape { } } } }
 library {
   function {
-    signature { name: "poly" input_arg { name: "a" type_attr: "T" } output_arg { name: "b" type_attr: "T" }
-                attr { name: "T" type: "type" } }
+    signature { name: "poly" attr { name: "T" type: "type" }
+                input_arg { name: "a" type_attr: "T" } output_arg { name: "b" type_attr: "T" } }
     node_def { name: "neg" op: "Neg" input: "a" attr { key: "T" value { placeholder: "T" } } }
     ret { key: "b" value: "neg:y:0" }
   }
@@ -60,6 +60,7 @@ class GeneratedModels:
     meta_text: Path  # MetaGraphDef, text
     tflite: Path  # TFLite with Select-TF (Flex) ops
     tflite_builtin_only: Path  # TFLite without Flex ops
+    tflite_custom: Path  # TFLite with a plain (non-Flex) custom op: Erfinv
     ops_list: Path  # JSON ops list
     saved_model_text: Path  # SavedModel directory with saved_model.pbtxt
     bare_saved_model_proto: Path  # a saved_model.pb outside its directory, odd name
@@ -88,7 +89,7 @@ def generate_models(root: Path) -> GeneratedModels:
     keras_dir = _write_keras(root / "keras_saved_model")
     loop_pb, loop_dir = _write_control_flow(root)
     meta, meta_text = _write_meta_graph(root)
-    tflite, builtin_only = _write_tflite(root)
+    tflite, builtin_only, custom = _write_tflite(root)
     ops_list = root / "ops_list.json"
     ops_list.write_text(json.dumps(OPS_LIST))
     text_dir = _write_text_saved_model(keras_dir, root / "keras_saved_model_text")
@@ -113,6 +114,7 @@ def generate_models(root: Path) -> GeneratedModels:
         meta_text=meta_text,
         tflite=tflite,
         tflite_builtin_only=builtin_only,
+        tflite_custom=custom,
         ops_list=ops_list,
         saved_model_text=text_dir,
         bare_saved_model_proto=bare,
@@ -226,8 +228,9 @@ def _write_meta_graph(root: Path) -> tuple[Path, Path]:
     return meta, meta_text
 
 
-def _write_tflite(root: Path) -> tuple[Path, Path]:
-    """Cumprod and MatrixInverse have no TFLite builtin, so SELECT_TF_OPS makes them Flex ops."""
+def _write_tflite(root: Path) -> tuple[Path, Path, Path]:
+    """Cumprod and MatrixInverse have no TFLite builtin, so SELECT_TF_OPS makes them Flex ops;
+    Erfinv is not even in the Flex allowlist, so only allow_custom_ops converts it."""
     import tensorflow as tf  # noqa: PLC0415
 
     class FlexModule(tf.Module):
@@ -240,20 +243,27 @@ def _write_tflite(root: Path) -> tuple[Path, Path]:
         def builtin(self, x):
             return tf.nn.relu(x) + 1.0
 
+        @tf.function(input_signature=[tf.TensorSpec([2, 3], tf.float32)])
+        def custom(self, x):
+            return tf.math.erfinv(tf.sigmoid(x))
+
     module = FlexModule()
     paths = []
+    builtins, select = tf.lite.OpsSet.TFLITE_BUILTINS, tf.lite.OpsSet.SELECT_TF_OPS
     for name, function, ops in (
-        ("flex.tflite", module.run, [tf.lite.OpsSet.TFLITE_BUILTINS, tf.lite.OpsSet.SELECT_TF_OPS]),
-        ("builtin_only.tflite", module.builtin, [tf.lite.OpsSet.TFLITE_BUILTINS]),
+        ("flex.tflite", module.run, [builtins, select]),
+        ("builtin_only.tflite", module.builtin, [builtins]),
+        ("custom_op.tflite", module.custom, [builtins]),
     ):
         converter = tf.lite.TFLiteConverter.from_concrete_functions(
             [function.get_concrete_function()], module
         )
         converter.target_spec.supported_ops = ops
+        converter.allow_custom_ops = name == "custom_op.tflite"
         path = root / name
         path.write_bytes(converter.convert())
         paths.append(path)
-    return paths[0], paths[1]
+    return paths[0], paths[1], paths[2]
 
 
 def _write_text_saved_model(binary_dir: Path, text_dir: Path) -> Path:

@@ -37,7 +37,12 @@ letter, then letters, digits and underscores, with ``>``-separated namespaces. T
 text after a leading ``_`` (internal ops); tfbuild narrows that to the same character set,
 since every name ends up inside a C++ header."""
 
+_NOT_FLEX = (
+    "TFLite custom op {code!r} is not a Select-TF (Flex) op; no TensorFlow kernel provides it, "
+    "the app must register its own TFLite kernel"
+)
 _DTYPE_ATTRS = ("T", "dtype")
+_DEVICE_TYPE = re.compile(r"/(?:device:)?([A-Za-z_]+):(?:[0-9]+|\*)$")
 
 
 def is_valid_op_name(name: str) -> bool:
@@ -145,7 +150,9 @@ def analyze_models(models: Sequence[Path], op_libraries: Sequence[Path] = ()) ->
     ops and kernels are found in the registry.
     """
     if not models:
-        raise ConfigError("no model given", hint="pass one or more model files or SavedModel directories")
+        raise ConfigError(
+            "no model given", hint="pass one or more model files or SavedModel directories"
+        )
     loaded = [load_model(Path(m)) for m in models]
     registry = _KernelRegistry(op_libraries)
     collector = _Collector(registry)
@@ -161,18 +168,20 @@ class _KernelRegistry:
         os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
         missing = [Path(p) for p in op_libraries if not Path(p).is_file()]
         if missing:
-            raise InputFileError(f"{missing[0]}: op library not found", hint="build the custom-op .so first")
+            raise InputFileError(
+                f"{missing[0]}: op library not found", hint="build the custom-op .so first"
+            )
         import tensorflow as tf  # noqa: PLC0415
         from tensorflow.python.framework import dtypes, op_def_registry  # noqa: PLC0415
         from tensorflow.python.util import _pywrap_kernel_registry  # noqa: PLC0415
 
         for library in op_libraries:
             try:
-                tf.load_op_library(str(library))
+                tf.load_op_library(str(Path(library).resolve()))  # dlopen ignores the cwd
             except Exception as error:  # tf.errors.NotFoundError for undefined symbols etc.
-                text = str(error).strip().splitlines()
+                reason = (str(error).strip().splitlines() or [type(error).__name__])[0]
                 raise InputFileError(
-                    f"{library}: cannot load op library: {text[0] if text else type(error).__name__}",
+                    f"{library}: cannot load op library: {reason}",
                     hint="build it against the installed TensorFlow",
                 ) from error
         self.tensorflow_version = tf.__version__
@@ -184,8 +193,9 @@ class _KernelRegistry:
         """The CPU kernel class TF would instantiate for ``node_def``, as TF's tool finds it."""
         lookup = type(node_def)()
         lookup.CopyFrom(node_def)
-        if not lookup.device or "CPU" not in lookup.device.upper():
-            lookup.device = "/cpu:0"
+        device_type = _DEVICE_TYPE.search(lookup.device)
+        if not device_type or device_type.group(1).upper() != "CPU":
+            lookup.device = "/cpu:0"  # TF's tool only fills an empty device; see module doc
         found = self._find(lookup.SerializeToString())
         return found.decode("utf-8") if found else None
 
@@ -245,7 +255,7 @@ class _Collector:
         for source in model.node_sources():
             self._add_node(model, label, source)
         for listed in model.listed_ops:
-            _check_op_name(model.path, listed.op, f"ops list entry {listed.op!r}")
+            _check_op_name(model.path, listed.op, "an ops list entry")
             if listed.kernel_class is not None and not is_valid_kernel_class(listed.kernel_class):
                 raise InputFileError(
                     f"{model.path}: kernel class of {listed.op} contains a newline or NUL",
@@ -256,11 +266,9 @@ class _Collector:
                 tally.kernel_classes.add(listed.kernel_class)
             else:
                 tally.kept_without_kernel = True
-        for code in model.tflite_custom_ops:
-            self._problems.append(
-                Problem(code, "", label, "TFLite custom op that is not a Select-TF (Flex) op; "
-                        "the app must register its TFLite kernel itself")
-            )
+        for code in model.tflite_custom_ops:  # not TensorFlow ops: never in the header
+            message = _NOT_FLEX.format(code=code)
+            self._problems.append(Problem(code, "", label, message))
 
     def _tally(self, op: str, label: str) -> _OpTally:
         tally = self._ops[op]

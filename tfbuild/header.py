@@ -74,7 +74,8 @@ class HeaderOptions:
         pairs = []
         for entry in self.default_ops.split(","):
             parts = entry.split(":")
-            if len(parts) != 2 or not is_valid_op_name(parts[0]) or any(c in parts[1] for c in "\n\r\0"):
+            bad_kernel = parts[-1] and not is_valid_kernel_class(parts[-1])
+            if len(parts) != 2 or not is_valid_op_name(parts[0]) or bad_kernel:
                 raise ConfigError(
                     f"default op {entry!r} is not OP:KERNEL_CLASS",
                     hint=f"e.g. --default-ops {DEFAULT_OPS!r}, '' for none, or 'all'",
@@ -111,7 +112,9 @@ def render_header(analysis: Analysis, options: HeaderOptions = HeaderOptions()) 
     pairs = header_ops_and_kernels(analysis, options)
     for op, kernel_class in pairs:
         if not is_valid_op_name(op):
-            raise InputFileError(f"op name {op!r} is not a valid TensorFlow op name", hint="check the model")
+            raise InputFileError(
+                f"op name {op!r} is not a valid TensorFlow op name", hint="check the model"
+            )
         if kernel_class and not is_valid_kernel_class(kernel_class):
             raise InputFileError(f"kernel class {kernel_class!r} of {op} contains a newline or NUL")
     kernel_classes = [k for _, k in pairs if k is not None]
@@ -166,12 +169,18 @@ def _comment_lines(analysis: Analysis, options: HeaderOptions) -> list[str]:
 _STRING_LITERAL = r'"(?:[^"\\\n]|\\.)*"'
 _KERNEL_ARRAY = re.compile(r"kNecessaryOpKernelClasses\[\]\s*=\s*\{(?P<body>.*?)\};", re.S)
 _OP_TEST = re.compile(r"isequal\(\s*op\s*,\s*(?P<literal>" + _STRING_LITERAL + r")\s*\)")
-_DEFINE = re.compile(r"^\s*#\s*define\s+(?P<name>SHOULD_REGISTER_OP(?:_KERNEL|_GRADIENT)?)\b(?:\([^)]*\))?\s*(?P<value>.*)$", re.M)
-_SIMPLE_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "0": "\0", "\\": "\\", '"': '"', "'": "'", "?": "?", "a": "\a", "b": "\b", "f": "\f", "v": "\v"}
+_DEFINE = re.compile(
+    r"^\s*#\s*define\s+(?P<name>SHOULD_REGISTER_OP(?:_KERNEL|_GRADIENT)?)\b"
+    r"(?:\([^)]*\))?\s*(?P<value>.*)$",
+    re.M,
+)
+_REQUIRED_DEFINES = {"SHOULD_REGISTER_OP", "SHOULD_REGISTER_OP_KERNEL", "SHOULD_REGISTER_OP_GRADIENT"}
+_SIMPLE_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "f": "\f", "v": "\v"}
 
 
 def parse_header(path: Path) -> HeaderContents:
-    """Read an ops_to_register.h written by tfbuild or by TF's print_selective_registration_header."""
+    """Read an ops_to_register.h written by tfbuild or by TF's print_selective_registration_header
+    (later steps resolve kernel files and check trees from it)."""
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
@@ -179,14 +188,14 @@ def parse_header(path: Path) -> HeaderContents:
         raise InputFileError(f"{path}: no such header", hint="run `tfbuild header` first") from error
     except (OSError, UnicodeDecodeError) as error:
         raise InputFileError(f"{path}: cannot read the header ({error})") from error
-    defines = {m.group("name"): m.group("value").strip() for m in _DEFINE.finditer(_strip_comments(text))}
-    if set(defines) != {"SHOULD_REGISTER_OP", "SHOULD_REGISTER_OP_KERNEL", "SHOULD_REGISTER_OP_GRADIENT"}:
+    body = _strip_comments(text)
+    defines = {m.group("name"): m.group("value").strip() for m in _DEFINE.finditer(body)}
+    if set(defines) != _REQUIRED_DEFINES:
         raise InputFileError(
             f"{path}: not an ops_to_register.h (it must define SHOULD_REGISTER_OP, "
             "SHOULD_REGISTER_OP_KERNEL and SHOULD_REGISTER_OP_GRADIENT)",
             hint="generate it with `tfbuild header`",
         )
-    body = _strip_comments(text)
     registers_everything = defines["SHOULD_REGISTER_OP"] == "true"
     ops = frozenset(_c_string_value(m.group("literal")) for m in _OP_TEST.finditer(body))
     kernel_classes: list[str] = []

@@ -22,7 +22,7 @@ import os
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 from tfbuild.errors import InputFileError
 from tfbuild.fileio import sha256_file
@@ -31,7 +31,7 @@ TFLITE_IDENTIFIER = b"TFL3"
 """FlatBuffers file identifier of TFLite models, stored at bytes 4..8."""
 
 FLEX_PREFIX = "Flex"
-"""Custom-code prefix of Select-TF ops in a TFLite model (as in TF's selective_registration_header_lib)."""
+"""Custom-code prefix of Select-TF ops in TFLite models (TF's header tool names it FLEX_PREFIX)."""
 
 SAVED_MODEL_FILES = ("saved_model.pb", "saved_model.pbtxt")
 
@@ -100,6 +100,12 @@ class LoadedModel:
 def load_model(path: Path | str) -> LoadedModel:
     """Parse ``path`` (a file or a SavedModel directory) into a :class:`LoadedModel`.
 
+    The cheap signatures come first: TFLite's identifier, then a JSON array. A binary GraphDef
+    can show either by accident (bytes 4..8 are its first node's name, so a node named
+    ``TFL3...``; its first two bytes read ``\n[`` when that node is 91 bytes long), so when
+    that reading fails the file is still tried as a binary proto before the error is reported.
+    JSON ops lists are read without importing TensorFlow.
+
     Raises :class:`InputFileError` naming the file when it is missing, empty, corrupt or of no
     format tfbuild reads.
     """
@@ -109,11 +115,23 @@ def load_model(path: Path | str) -> LoadedModel:
     if path.is_dir():
         return _load_saved_model_dir(path)
     data = _read_nonempty(path)
+    text = _as_text(data)
     if data[4:8] == TFLITE_IDENTIFIER:
-        return _load_tflite(path, data)
-    if data.lstrip()[:1] == b"[":
-        return _load_ops_list(path, data)
-    return _load_proto_file(path, data)
+        return _with_proto_fallback(path, data, lambda: _load_tflite(path, data))
+    if text is not None and text.lstrip().startswith("["):
+        return _with_proto_fallback(path, data, lambda: _load_ops_list(path, text))
+    return _load_proto_file(path, data, text)
+
+
+def _with_proto_fallback(path: Path, data: bytes, load: Callable[[], LoadedModel]) -> LoadedModel:
+    try:
+        return load()
+    except InputFileError:
+        binary = _parse_binary(path, data)
+        if binary is None:
+            raise
+        kind, message = binary
+        return _proto_model(path, _BINARY_FORMATS[kind], _graph_defs_of(kind, message))
 
 
 def _read_nonempty(path: Path) -> bytes:
@@ -176,8 +194,7 @@ def _preferred_kind(path: Path) -> str | None:
     return None
 
 
-def _load_proto_file(path: Path, data: bytes) -> LoadedModel:
-    text = _as_text(data)
+def _load_proto_file(path: Path, data: bytes, text: str | None) -> LoadedModel:
     text_error = None
     if text is not None:
         parsed, text_error = _parse_text(path, text)
@@ -199,7 +216,9 @@ def _load_proto_file(path: Path, data: bytes) -> LoadedModel:
 
 def _proto_model(path: Path, fmt: ModelFormat, graph_defs: tuple[Any, ...]) -> LoadedModel:
     if not _has_content(graph_defs):
-        raise InputFileError(f"{path}: the {fmt.value} holds no nodes", hint="re-export the model")
+        raise InputFileError(
+            f"{path}: the model ({fmt.value}) holds no nodes", hint="re-export the model"
+        )
     return LoadedModel(path=path, format=fmt, sha256=sha256_file(path), graph_defs=graph_defs)
 
 
@@ -221,9 +240,12 @@ def _parse_text(path: Path, text: str) -> tuple[tuple[str, Any] | None, str | No
 
     best_error: tuple[tuple[int, int], str] | None = None
     preferred = _preferred_kind(path)
+    classes = _proto_classes()
+    # On a tie (every attempt failed on the same token) name the likeliest format.
+    order = sorted(classes, key=lambda kind: (kind != preferred, kind != "GraphDef"))
     parsed = []
-    for kind, cls in _proto_classes().items():
-        message = cls()
+    for kind in order:
+        message = classes[kind]()
         try:
             text_format.Parse(text, message)
         except text_format.ParseError as error:
@@ -314,18 +336,20 @@ def _load_saved_model_dir(path: Path) -> LoadedModel:
 
 # --- JSON ops list ------------------------------------------------------------------------
 
+_OPS_LIST_SHAPE = 'expected [["Op", "KernelClass"], ...]'
 
-def _load_ops_list(path: Path, data: bytes) -> LoadedModel:
+
+def _load_ops_list(path: Path, text: str) -> LoadedModel:
     """TF's ops-list format: ``[["Op", "KernelClass"], ...]``; the kernel may be "" or null."""
     try:
-        entries = json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        entries = json.loads(text)
+    except json.JSONDecodeError as error:
         raise InputFileError(
             f"{path}: not a valid JSON ops list: {_first_line(str(error))}",
-            hint='expected [["Op", "KernelClass"], ...]',
+            hint=_OPS_LIST_SHAPE,
         ) from error
     if not isinstance(entries, list) or not entries:
-        raise InputFileError(f"{path}: the JSON ops list is empty", hint='expected [["Op", "KernelClass"], ...]')
+        raise InputFileError(f"{path}: the JSON ops list is empty", hint=_OPS_LIST_SHAPE)
     listed = []
     for index, entry in enumerate(entries):
         if (

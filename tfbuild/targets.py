@@ -13,6 +13,7 @@ sees it) and ``{ndk_api_level}``.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import string as string_module
 from dataclasses import dataclass
@@ -70,11 +71,13 @@ class ProtobufBuild:
 class NsyncBuild:
     """``compile_nsync.sh`` arguments for the target (empty: the host library), the library it
     leaves (relative to the Makefile directory), and ``cc``, a cross compiler the script has no
-    option for (given to its make through ``MAKEFLAGS``)."""
+    option for (given to its make through ``MAKEFLAGS``). ``host_lib`` is where the script leaves
+    the build machine's own library (``default.<host os>.c++11``)."""
 
     args: tuple[str, ...]
     lib: str
     cc: str | None = None
+    host_lib: str = "downloads/nsync/builds/default.linux.c++11/nsync.a"
 
 
 @dataclass(frozen=True)
@@ -255,13 +258,16 @@ def _protobuf(value: Any, where: str) -> ProtobufBuild:
 
 def _nsync(value: Any, where: str) -> NsyncBuild:
     data = table(value, where=where)
-    check_keys(data, ("args", "lib", "cc"), where=where)
+    check_keys(data, ("args", "lib", "cc", "host_lib"), where=where)
     require_keys(data, ("args", "lib"), where=where)
-    return NsyncBuild(
+    build = NsyncBuild(
         args=strings(data["args"], where=f"{where}.args"),
         lib=string(data["lib"], where=f"{where}.lib"),
         cc=string(data["cc"], where=f"{where}.cc") if "cc" in data else None,
     )
+    if "host_lib" in data:
+        build = dataclasses.replace(build, host_lib=string(data["host_lib"], where=f"{where}.host_lib"))
+    return build
 
 
 def _artifacts(value: Any, where: str) -> tuple[ArtifactSpec, ...]:

@@ -52,6 +52,7 @@ def _register_commands() -> None:
     from tfbuild.cli import analysis_commands  # noqa: F401
     from tfbuild.cli import source_commands  # noqa: F401
     from tfbuild.cli import build_commands  # noqa: F401
+    from tfbuild.cli import edit_commands  # noqa: F401
     from tfbuild.cli import toolchain_commands  # noqa: F401
     from tfbuild.cli import example_commands  # noqa: F401
 

@@ -26,7 +26,9 @@ _MODELS_HELP = (
     "Model files or SavedModel directories: GraphDef (.pb/.pbtxt), SavedModel, MetaGraphDef "
     "(.meta), TFLite with Select-TF ops, or a JSON ops list. The format is read from the content."
 )
-_OP_LIBRARY_HELP = "Custom-op library (.so) to load first, so the app's own kernels are found. Repeatable."
+_OP_LIBRARY_HELP = (
+    "Custom-op library (.so) to load first, so the app's own kernels are found. Repeatable."
+)
 _STRICT_HELP = "Fail (exit 5) when a node has no CPU kernel, instead of only reporting it."
 
 
@@ -118,7 +120,7 @@ def _print_tables(analysis: Analysis, console: Console) -> None:
         for column in ("op", "node", "model", "problem"):
             problems.add_column(column, overflow="fold")
         for problem in analysis.problems:
-            problems.add_row(Text(problem.op), Text(problem.node), Text(problem.model), Text(problem.message))
+            problems.add_row(*(Text(v) for v in (problem.op, problem.node, problem.model, problem.message)))
         console.print(problems)
     else:
         console.print("No problems: every node has a CPU kernel.")

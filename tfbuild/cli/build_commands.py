@@ -1,5 +1,162 @@
-"""CLI commands for the build step; filled in by its issue."""
+"""``tfbuild targets | workspace | linkflags | build``: the build step's commands.
+
+Each command turns its flags into the typed options (:func:`tfbuild.options.resolve_build_options`
+layers them over tfbuild.toml and the environment) and calls one library function; TensorFlow
+and the docker SDK are imported only by the code paths that need them.
+"""
 
 from __future__ import annotations
 
-from tfbuild.cli import app  # noqa: F401
+import os
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from tfbuild.cli import app
+
+_out = Console(highlight=False, soft_wrap=True)
+_plain = Console(highlight=False, markup=False, soft_wrap=True)
+
+
+def _options(cli: dict, config: Optional[Path], *, require_target: bool = True):
+    from tfbuild.options import resolve_build_options
+
+    given = {name: value for name, value in cli.items() if value not in (None, [], ())}
+    return resolve_build_options(
+        given, environ=os.environ, cwd=Path.cwd(), config_file=config, require_target=require_target
+    )
+
+
+_CONFIG = typer.Option(None, "--config", help="tfbuild.toml to read (default: ./tfbuild.toml if present).")
+
+
+@app.command("targets")
+def targets_command() -> None:
+    """List the build targets (toolchains/*.toml): platform, flavours, what the build needs."""
+    from tfbuild.targets import load_targets
+
+    table = Table(title="tfbuild targets")
+    table.add_column("target", no_wrap=True)
+    table.add_column("platform", no_wrap=True)
+    table.add_column("flavours")
+    table.add_column("builds here")
+    table.add_column("description")
+    for profile in load_targets().values():
+        here = "yes" if profile.runnable_here else f"plan only (needs {', '.join(profile.requires)})"
+        table.add_row(
+            profile.name, f"{profile.platform} {profile.arch}", ", ".join(profile.flavours), here, profile.description
+        )
+    _out.print(table)
+
+
+@app.command("workspace")
+def workspace_command(
+    sdk: Optional[Path] = typer.Option(None, "--sdk", help="Android SDK directory."),
+    ndk: Optional[Path] = typer.Option(None, "--ndk", help="Android NDK directory."),
+    api_level: Optional[int] = typer.Option(None, "--api-level", help="SDK platform (default: highest installed)."),
+    build_tools: Optional[str] = typer.Option(None, "--build-tools", help="Build tools (default: highest installed)."),
+    ndk_api_level: Optional[int] = typer.Option(None, "--ndk-api-level", help="NDK API level (default 21)."),
+    source: Optional[Path] = typer.Option(None, "--source", help="TensorFlow tree (default: current directory)."),
+    config: Optional[Path] = _CONFIG,
+) -> None:
+    """Add the Android SDK/NDK repositories to a TensorFlow tree's WORKSPACE (between markers)."""
+    from tfbuild.workspace import write_android_workspace
+
+    options = _options(
+        dict(sdk=sdk, ndk=ndk, api_level=api_level, build_tools=build_tools, ndk_api_level=ndk_api_level, source=source),
+        config,
+        require_target=False,
+    )
+    update = write_android_workspace(options.source or Path.cwd(), options.android)
+    _plain.print(update.block, end="")
+    _plain.print(f"wrote {update.path}")
+
+
+@app.command("linkflags")
+def linkflags_command(
+    target: Optional[str] = typer.Option(None, "--target", help="Build target (see 'tfbuild targets')."),
+    artifacts: Optional[Path] = typer.Option(
+        None, "--artifacts", help="Directory holding the built libraries (default: the build's output directory)."
+    ),
+    out: Optional[Path] = typer.Option(None, "--out", help="Where to write the snippets (default: --artifacts)."),
+    source: Optional[Path] = typer.Option(None, "--source", help="TensorFlow tree for header paths."),
+    config: Optional[Path] = _CONFIG,
+) -> None:
+    """Print and write the link settings an app needs (Xcode, CMake, ndk-build, Gradle, Make)."""
+    from tfbuild.linkflags import link_inputs, render_link_snippets, write_link_snippets
+    from tfbuild.targets import get_target
+
+    options = _options(dict(target=target, source=source), config)
+    profile = get_target(options.target)
+    artifacts_dir = artifacts.resolve() if artifacts is not None else options.output_dir
+    inputs = link_inputs(profile, artifacts_dir, source=options.source)
+    snippets = render_link_snippets(profile, inputs)
+    for snippet in snippets:
+        _out.rule(snippet.file_name)
+        _plain.print(snippet.text, end="")
+    written = write_link_snippets(snippets, out.resolve() if out is not None else artifacts_dir)
+    for path in written:
+        _plain.print(f"wrote {path}")
+    if inputs.missing:
+        _plain.print(f"note: not in {artifacts_dir} yet: {', '.join(inputs.missing)} (build first)")
+
+
+@app.command("build")
+def build_command(
+    target: Optional[str] = typer.Option(None, "--target", help="Build target (see 'tfbuild targets')."),
+    model: List[Path] = typer.Option([], "--model", help="Model file or SavedModel (repeat for several)."),
+    source: Optional[Path] = typer.Option(None, "--source", help="TensorFlow source tree to build."),
+    flavour: Optional[str] = typer.Option(None, "--flavour", help="makefile | bazel | ops-library (default: chosen)."),
+    out: Optional[Path] = typer.Option(None, "--out", help="Output directory (default: tfbuild-out/<target>)."),
+    local: Optional[bool] = typer.Option(None, "--local/--no-local", help="Run on this machine, not in a container."),
+    dry_run: Optional[bool] = typer.Option(None, "--dry-run", help="Print the full plan; build nothing."),
+    op_source: List[Path] = typer.Option([], "--op-source", help="A custom-op .cc file (repeat); no --source needed."),
+    ops_library_name: Optional[str] = typer.Option(None, "--ops-library-name", help="Op library name (lib<name>.so/.a)."),
+    jobs: Optional[int] = typer.Option(None, "--jobs", help="Parallel compile jobs (default: CPU count)."),
+    timeout: Optional[float] = typer.Option(None, "--timeout", help="Seconds the whole build may take."),
+    protobuf_rename: Optional[bool] = typer.Option(
+        None, "--protobuf-rename/--no-protobuf-rename", help="Rename protobuf to google::protobuf3 (Makefile)."
+    ),
+    extra_cflag: List[str] = typer.Option([], "--extra-cflag", help="Extra compiler flag (repeat)."),
+    default_ops: Optional[str] = typer.Option(None, "--default-ops", help="Header default ops ('' for none, 'all')."),
+    granularity: Optional[str] = typer.Option(None, "--granularity", help="Header granularity: kernel | op."),
+    sdk: Optional[Path] = typer.Option(None, "--sdk", help="Android SDK directory (Bazel Android builds)."),
+    ndk: Optional[Path] = typer.Option(None, "--ndk", help="Android NDK directory (Android builds)."),
+    api_level: Optional[int] = typer.Option(None, "--api-level", help="Android SDK platform level."),
+    build_tools: Optional[str] = typer.Option(None, "--build-tools", help="Android build tools version."),
+    ndk_api_level: Optional[int] = typer.Option(None, "--ndk-api-level", help="Android NDK API level."),
+    base_image: Optional[str] = typer.Option(None, "--base-image", help="Base image of the toolchain images."),
+    cache_prefix: Optional[str] = typer.Option(None, "--cache-prefix", help="Prefix of the cache volume names."),
+    config: Optional[Path] = _CONFIG,
+) -> None:
+    """Build a selective TensorFlow (or op library) for a target, or print the plan (--dry-run)."""
+    from tfbuild.build import run_build
+
+    options = _options(
+        dict(
+            target=target, models=model, source=source, flavour=flavour, output_dir=out, local=local,
+            dry_run=dry_run, op_sources=op_source, ops_library_name=ops_library_name, jobs=jobs,
+            timeout=timeout, protobuf_rename=protobuf_rename, extra_cflags=extra_cflag,
+            default_ops=default_ops, granularity=granularity, sdk=sdk, ndk=ndk, api_level=api_level,
+            build_tools=build_tools, ndk_api_level=ndk_api_level, base_image=base_image,
+            cache_prefix=cache_prefix,
+        ),
+        config,
+    )
+    result = run_build(options, console=_out if not options.dry_run else None)
+    if result.dry_run:
+        _plain.print(result.text, end="")
+        return
+    for note in result.notes:
+        _plain.print(f"note: {note}")
+    table = Table(title=f"{result.plan.target} ({result.plan.flavour})")
+    for column in ("artifact", "bytes"):
+        table.add_column(column)
+    for path in result.artifacts:
+        table.add_row(str(path), f"{path.stat().st_size:,}")
+    _out.print(table)
+    _plain.print(f"manifest: {result.manifest}")
+    _plain.print(f"log: {result.log}")

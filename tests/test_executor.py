@@ -1,0 +1,127 @@
+"""Executing build plans: locally (fast, real processes) and in a container (docker)."""
+
+from __future__ import annotations
+
+import io
+import time
+from pathlib import Path, PurePosixPath
+
+import pytest
+from rich.console import Console
+
+from tfbuild.build_plan import Artifact, BuildPlan, GeneratedFile, ImageSpec, Mount, Step
+from tfbuild.container import CommandTimeout
+from tfbuild.docker_engine import docker_client
+from tfbuild.errors import BuildError, ToolchainError
+from tfbuild.executor import StepFailed, execute_plan
+from toolchain_fixtures import require_base_image
+
+
+def _plan(tmp_path: Path, steps, *, artifacts=(), generated=(), image=None, mounts=()) -> BuildPlan:
+    return BuildPlan(
+        target="test-target",
+        flavour="makefile",
+        image=image,
+        mounts=tuple(mounts),
+        steps=tuple(steps),
+        generated_files=tuple(generated),
+        artifacts=tuple(artifacts),
+        output_dir=tmp_path / "out",
+        env={"PLAN_VAR": "from-plan"},
+    )
+
+
+def _sh(name: str, script: str, workdir: Path | PurePosixPath, **kwargs) -> Step:
+    return Step(name, ("sh", "-c", script), PurePosixPath(str(workdir)), **kwargs)
+
+
+# -- local (--local): real processes on this machine ---------------------------------------------
+def test_local_plan_writes_files_runs_steps_and_collects_artifacts(tmp_path):
+    work = tmp_path / "work"
+    work.mkdir()
+    header = tmp_path / "gen" / "ops_to_register.h"
+    plan = _plan(
+        tmp_path,
+        [
+            _sh("configure", 'cat "$1" > selected.txt; echo "$PLAN_VAR $STEP_VAR" > env.txt', work,
+                env={"STEP_VAR": "from-step"}),
+            _sh("already done", "exit 9", work, skip_if_exists=PurePosixPath(str(work))),
+            _sh("build", "mkdir -p lib && echo built > lib/libx.a", work),
+        ],
+        generated=[GeneratedFile(header, "#define X 1\n")],
+        artifacts=[Artifact(PurePosixPath(str(work / "lib/libx.a")), "libx.a", "static-lib"),
+                   Artifact(PurePosixPath(str(work / "lib")), "lib", "directory")],
+    )
+    console_text = io.StringIO()
+    result = execute_plan(plan, console=Console(file=console_text, force_terminal=False))
+    assert header.read_text() == "#define X 1\n"
+    assert (work / "env.txt").read_text() == "from-plan from-step\n"
+    assert result.image_id is None
+    assert result.artifacts == (tmp_path / "out" / "libx.a", tmp_path / "out" / "lib")
+    assert (tmp_path / "out" / "libx.a").read_text() == "built\n"
+    assert (tmp_path / "out" / "lib" / "libx.a").exists()
+    log = result.log_path.read_text()
+    assert "==> [2/3] already done: skipped" in log and "==> [3/3] build" in log
+
+
+def test_a_failing_step_names_itself_its_exit_code_and_the_log(tmp_path):
+    plan = _plan(
+        tmp_path,
+        [_sh("ok", "echo fine", tmp_path),
+         _sh("compile", "for i in 1 2 3; do echo line $i; done; echo 'error: no such file' >&2; exit 4", tmp_path),
+         _sh("never", "touch never-ran", tmp_path)],
+    )
+    with pytest.raises(StepFailed) as caught:
+        execute_plan(plan)
+    error = caught.value
+    assert isinstance(error, BuildError) and error.exit_code == 4
+    assert "step 2/3 'compile'" in error.message and "exit code 4" in error.message
+    assert "error: no such file" in error.message
+    assert str(error.log_path) in error.hint and error.log_path.exists()
+    assert error.tail[-2:] == ("line 3", "error: no such file")
+    assert not (tmp_path / "never-ran").exists()
+
+
+def test_a_missing_tool_and_a_missing_artifact_are_clear_errors(tmp_path):
+    missing_tool = _plan(tmp_path, [Step("cc", ("tfbuild-no-such-compiler",), PurePosixPath(str(tmp_path)))])
+    with pytest.raises(ToolchainError, match="tfbuild-no-such-compiler"):
+        execute_plan(missing_tool)
+    no_output = _plan(
+        tmp_path, [_sh("build", "true", tmp_path)],
+        artifacts=[Artifact(PurePosixPath(str(tmp_path / "nothing.a")), "nothing.a", "static-lib")],
+    )
+    with pytest.raises(BuildError, match="left no static-lib 'nothing.a'"):
+        execute_plan(no_output)
+
+
+def test_the_timeout_kills_a_local_step_and_its_children(tmp_path):
+    plan = _plan(tmp_path, [_sh("hang", "sleep 60 & sleep 60; wait", tmp_path)])
+    started = time.monotonic()
+    with pytest.raises(CommandTimeout, match="'hang'"):
+        execute_plan(plan, timeout=1.5)
+    assert time.monotonic() - started < 20
+
+
+# -- in a container ---------------------------------------------------------------------------------
+@pytest.mark.docker
+def test_a_container_plan_runs_in_one_container_and_cleans_up(tmp_path):
+    base = require_base_image()
+    # A toolchain is more than this test needs: the base image (which exists) runs sh.
+    spec = ImageSpec(dockerfile="linux.Dockerfile", build_args={}, tag=base)
+    src = tmp_path / "src"
+    src.mkdir()
+    plan = _plan(
+        tmp_path,
+        [_sh("state", "echo kept > /tmp/state", PurePosixPath("/src")),
+         _sh("same container", 'cat /tmp/state > /src/seen; echo "$PLAN_VAR" >> /src/seen', PurePosixPath("/src")),
+         _sh("fails", "echo last words; exit 3", PurePosixPath("/src"))],
+        image=spec,
+        mounts=[Mount(PurePosixPath("/src"), source=src)],
+    )
+    client = docker_client()
+    before = {c.name for c in client.containers.list(all=True)}
+    with pytest.raises(StepFailed, match="'fails' failed with exit code 3: last words"):
+        execute_plan(plan)
+    assert (src / "seen").read_text() == "kept\nfrom-plan\n"
+    after = {c.name for c in client.containers.list(all=True)}
+    assert not {name for name in after - before if name.startswith("tfbuild-test-target")}

@@ -1,0 +1,143 @@
+"""Preflight on generated trees: each gap reported as the device's error, with the fix."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tfbuild.analysis import Analysis, OpRequirement
+from tfbuild.errors import ConfigError, PreflightError
+from tfbuild.header import HeaderOptions, write_header
+from tfbuild.preflight import PreflightRequest, require_pass, run_preflight
+from tfbuild.source_edits import EditRequest, run_edit
+
+import treegen
+
+MIN_CLASS = "ReductionOp<CPUDevice, float, int32, Eigen::internal::MinReducer<float>>"
+# The class names TF 2.21's registry gives a float MatMul and Const (see TF-FACTS.md), and the
+# one a TF 1.12 tree registers for the same MatMul.
+TF221_MATMUL = "BatchMatMulOp<CPUDevice, float, float, float, true>"
+TF112_MATMUL = "MatMulOp<CPUDevice, float, false >"
+
+
+@pytest.fixture(scope="session")
+def _pristine_trees(tmp_path_factory):
+    base = tmp_path_factory.mktemp("pristine")
+    return {"tf1": treegen.make_tf1_tree(base / "tf1"), "tf2": treegen.make_tf2_tree(base / "tf2")}
+
+
+@pytest.fixture
+def tf1_tree(_pristine_trees, tmp_path):
+    return Path(shutil.copytree(_pristine_trees["tf1"], tmp_path / "tf1", symlinks=True))
+
+
+@pytest.fixture
+def tf2_tree(_pristine_trees, tmp_path):
+    return Path(shutil.copytree(_pristine_trees["tf2"], tmp_path / "tf2", symlinks=True))
+
+
+def ops_list(tmp_path: Path, pairs: list[list[str]], name: str = "ops.json") -> Path:
+    path = tmp_path / name
+    path.write_text(json.dumps(pairs))
+    return path
+
+
+def header_for(tmp_path: Path, ops: dict[str, tuple[str, ...]], *, name="ops_to_register.h", granularity="kernel") -> Path:
+    analysis = Analysis(
+        models=(),
+        ops=tuple(OpRequirement(op, classes, ("float",), 1, ("model",)) for op, classes in sorted(ops.items())),
+        problems=(),
+        tensorflow_version="2.21.0",
+    )
+    return write_header(analysis, tmp_path / name, HeaderOptions(default_ops="", granularity=granularity))
+
+
+@pytest.mark.parametrize("flavour", ["makefile", "bazel"])
+def test_a_kernel_file_the_build_does_not_compile_is_a_gap_until_edited(tf1_tree, tmp_path, flavour, monkeypatch):
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", "/dev/null")
+    model = ops_list(tmp_path, [["Min", MIN_CLASS], ["Const", "ConstantOp"]])
+    request = PreflightRequest(source=tf1_tree, flavour=flavour, models=(model,))
+    report = run_preflight(request)
+    assert [(g.op, g.kind) for g in report.gaps] == [("Min", "kernel-not-compiled")]
+    gap = report.gaps[0]
+    assert gap.device_error.startswith("No OpKernel was registered to support Op 'Min' with these attrs")
+    assert gap.fix == f"run: tfbuild edit {flavour} --model {model} --source {tf1_tree}"
+    assert gap.files == (f"{treegen.KERNELS_DIR}/reduction_ops_min.cc",)
+    with pytest.raises(PreflightError) as caught:
+        require_pass(report)
+    assert "No OpKernel was registered to support Op 'Min'" in caught.value.message
+    assert caught.value.exit_code == 5
+
+    run_edit(EditRequest(source=tf1_tree, flavour=flavour, models=(model,)))
+    after = run_preflight(request)
+    assert after.ok, after.lines()
+    require_pass(after)
+
+
+def test_portable_tree_is_checked_through_its_own_filegroups(tf2_tree, tmp_path):
+    model = ops_list(tmp_path, [["Min", MIN_CLASS]])
+    report = run_preflight(PreflightRequest(source=tf2_tree, flavour="bazel", models=(model,)))
+    assert [g.kind for g in report.gaps] == ["kernel-not-compiled"]
+
+
+def test_an_op_definition_the_makefile_does_not_compile_is_op_type_not_registered(tf1_tree, tmp_path):
+    listed = tf1_tree / treegen.OP_FILES_TXT
+    listed.write_text("".join(l for l in listed.read_text().splitlines(keepends=True) if "ops/math_ops.cc" not in l))
+    model = ops_list(tmp_path, [["MatMul", TF112_MATMUL]])
+    report = run_preflight(PreflightRequest(source=tf1_tree, flavour="makefile", models=(model,)))
+    assert [(g.op, g.kind) for g in report.gaps] == [("MatMul", "op-not-compiled")]
+    assert report.gaps[0].device_error.startswith("Op type not registered 'MatMul' in binary")
+    assert report.gaps[0].files == ("tensorflow/core/ops/math_ops.cc",)
+
+
+def test_a_header_made_by_a_newer_tensorflow_is_caught_on_an_older_tree(tf1_tree, tmp_path):
+    """The installed TF 2.21 names MatMul's kernel BatchMatMulOp<...>; TF 1.12 registers
+    MatMulOp<...>: that header would compile the kernel away."""
+    header = header_for(tmp_path, {"MatMul": (TF221_MATMUL,), "Const": ("ConstantOp",)})
+    report = run_preflight(PreflightRequest(source=tf1_tree, flavour="makefile", header=header))
+    assert [(g.op, g.kind) for g in report.gaps] == [("MatMul", "kernel-not-in-header")]
+    gap = report.gaps[0]
+    assert "No OpKernel was registered to support Op 'MatMul'" in gap.device_error
+    assert TF221_MATMUL in gap.fix and "--source" in gap.fix
+    assert TF112_MATMUL in gap.kernel_classes
+
+
+def test_a_header_with_the_trees_class_names_passes(tf1_tree, tmp_path):
+    header = header_for(tmp_path, {"MatMul": (TF112_MATMUL,), "Const": ("ConstantOp",)})
+    assert run_preflight(PreflightRequest(source=tf1_tree, flavour="bazel", header=header)).ok
+
+
+def test_op_granular_header_needs_only_the_op(tf1_tree, tmp_path):
+    header = header_for(tmp_path, {"MatMul": (TF221_MATMUL,)}, granularity="op")
+    assert run_preflight(PreflightRequest(source=tf1_tree, flavour="makefile", header=header)).ok
+
+
+def test_a_header_that_drops_a_model_op_is_a_gap(tf1_tree, tmp_path):
+    model = ops_list(tmp_path, [["MatMul", TF112_MATMUL], ["Const", "ConstantOp"]])
+    header = header_for(tmp_path, {"Const": ("ConstantOp",)})
+    report = run_preflight(PreflightRequest(source=tf1_tree, flavour="makefile", models=(model,), header=header))
+    assert [(g.op, g.kind) for g in report.gaps] == [("MatMul", "op-not-in-header")]
+    assert report.gaps[0].device_error.startswith("Op type not registered 'MatMul'")
+
+
+def test_an_op_no_file_of_the_tree_implements_is_a_gap(tf1_tree, tmp_path):
+    model = ops_list(tmp_path, [["FancyCustomOp", "FancyCustomOp<float>"]])
+    report = run_preflight(PreflightRequest(source=tf1_tree, flavour="bazel", models=(model,)))
+    assert [(g.op, g.kind) for g in report.gaps] == [("FancyCustomOp", "no-kernel-in-tree")]
+    assert "custom op library" in report.gaps[0].fix
+
+
+def test_model_classes_from_another_tensorflow_are_noted_without_a_header(tf1_tree, tmp_path):
+    model = ops_list(tmp_path, [["MatMul", TF221_MATMUL]])
+    report = run_preflight(PreflightRequest(source=tf1_tree, flavour="makefile", models=(model,)))
+    assert report.ok
+    assert any(TF221_MATMUL in note and TF112_MATMUL in note for note in report.notes)
+
+
+def test_nothing_to_check_is_a_config_error(tf1_tree):
+    with pytest.raises(ConfigError):
+        run_preflight(PreflightRequest(source=tf1_tree, flavour="makefile"))

@@ -1,0 +1,104 @@
+"""Target profiles (toolchains/*.toml): every shipped profile loads and is consistent with the
+rest of the repository; broken profiles (tests/invalid_targets) fail with the file and key."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tfbuild.cli import main
+from tfbuild.errors import ConfigError
+from tfbuild.resources import docker_dir, toolchains_dir
+from tfbuild.targets import FLAVOURS, get_target, load_profile, load_targets
+from tfbuild.tf_versions import version_table
+from tfbuild.tree_facts import TensorFlowVersion
+
+INVALID = sorted((Path(__file__).parent / "invalid_targets").glob("*.toml"))
+EXPECTED_TARGETS = {
+    "android-arm64", "android-armv7", "android-x86_64", "ios-arm64", "ios-sim-arm64",
+    "ios-sim-x86_64", "pi-armv7", "linux-aarch64", "linux-x86_64",
+}
+
+
+def expected_error(path: Path) -> str:
+    first = path.read_text().splitlines()[0]
+    assert first.startswith("# error: "), f"{path} must start with '# error: <expected message part>'"
+    return first.removeprefix("# error: ")
+
+
+def test_every_target_of_the_issue_has_a_profile():
+    assert set(load_targets()) == EXPECTED_TARGETS
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED_TARGETS))
+def test_profile_dockerfiles_exist_under_docker(name):
+    profile = get_target(name)
+    for section in (profile.makefile, profile.bazel, profile.ops_library):
+        if section is not None and section.dockerfile is not None:
+            assert (docker_dir() / section.dockerfile).is_file(), section.dockerfile
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED_TARGETS))
+def test_profiles_are_internally_consistent(name):
+    profile = get_target(name)
+    assert profile.flavours and set(profile.flavours) <= set(FLAVOURS)
+    if profile.makefile is not None:
+        names = [artifact.name for artifact in profile.makefile.artifacts]
+        # what the app links is what the Makefile build yields
+        assert set(profile.link.whole_archive + profile.link.libs) <= set(names)
+        assert profile.makefile.nsync.lib in [artifact.path for artifact in profile.makefile.artifacts]
+    if profile.platform == "ios":
+        assert "xcode" in profile.requires and not profile.runnable_here
+        assert profile.link.snippets == ("xcconfig",) and "Accelerate" in profile.link.frameworks
+    if profile.platform == "android":
+        assert "ndk" in profile.requires and not profile.runnable_here
+        assert {"cmake", "ndk-build", "gradle"} <= set(profile.link.snippets)
+
+
+def test_pi_profile_carries_the_neon_flags():
+    pi = get_target("pi-armv7")
+    for flag in ("-march=armv7-a", "-mfpu=neon-vfpv4", "-mfloat-abi=hard", "-funsafe-math-optimizations", "-ftree-vectorize"):
+        assert flag in pi.ops_library.cflags
+        assert flag in pi.makefile.optflags
+    assert pi.makefile.variables["TARGET"] == "PI"
+    assert pi.ops_library.compiler == "arm-linux-gnueabihf-g++"
+
+
+def test_unknown_target_name_suggests_the_closest():
+    with pytest.raises(ConfigError, match=r"unknown target 'pi-armv6' \(did you mean 'pi-armv7'\?\)"):
+        get_target("pi-armv6")
+
+
+@pytest.mark.parametrize("path", INVALID, ids=[p.stem for p in INVALID])
+def test_invalid_profile_is_a_config_error_naming_the_file(path):
+    with pytest.raises(ConfigError) as caught:
+        load_profile(path)
+    message = caught.value.one_line()
+    assert expected_error(path) in message
+    assert str(path) in message
+    assert "\n" not in message
+
+
+def test_invalid_profile_in_a_directory_fails_the_whole_load(tmp_path):
+    good = toolchains_dir() / "pi-armv7.toml"
+    (tmp_path / "pi-armv7.toml").write_text(good.read_text())
+    (tmp_path / "broken.toml").write_text(INVALID[0].read_text())
+    with pytest.raises(ConfigError, match="broken.toml"):
+        load_targets(tmp_path)
+
+
+def test_version_table_answers_for_the_generated_trees_versions():
+    table = version_table()
+    assert table.for_version(TensorFlowVersion(1, 12, 0)).android_inference_package == "//tensorflow/contrib/android"
+    later = table.for_version(TensorFlowVersion(2, 6, 0))
+    assert later.android_inference_package == "//tensorflow/tools/android/inference_interface"
+    assert 21 in later.android_ndk_majors
+
+
+def test_targets_command_lists_every_target(capsys):
+    assert main(["targets"]) == 0
+    out = capsys.readouterr().out
+    for name in EXPECTED_TARGETS:
+        assert name in out
+    assert "xcode" in out and "ndk" in out

@@ -1,0 +1,287 @@
+"""Small TensorFlow-shaped source trees, as git repositories, for tests and benchmarks.
+
+The trees have TensorFlow's paths, macro forms, BUILD target names and list formats (see
+/work/shared/TF-FACTS.md), so code that works on them has a chance on a real checkout:
+
+- ``make_tf1_tree``: a TF 1.12-era tree. ``tensorflow/contrib/makefile`` (Makefile,
+  tf_op_files.txt, the dependency scripts), ``android_*`` filegroups, ``configure.py`` with
+  ``check_bazel_version('0.19.0', '0.20.0')``. Two tagged commits: ``v1.12.0`` and ``v1.13.0``
+  (version bump plus a new kernel file, ``cwise_op_squared_difference.cc``); HEAD at the second.
+- ``make_tf2_tree``: a later 2.x tree. ``portable_*`` filegroups, ``.bazelversion``, no
+  ``contrib/makefile``; ``register_kernel::Name`` also checks ``SHOULD_REGISTER_OP`` as in 2.x.
+- ``make_large_tree``: a tf1 tree plus thousands of generated kernel files (benchmarks).
+
+The kernels compile: the tree carries a small stand-in framework under
+``tensorflow/core/framework`` (op_kernel.h, op.h, register_types.h, selective_registration.h,
+types.h). ``REGISTER_KERNEL_BUILDER`` stringifies its class argument like TensorFlow's
+(``#__VA_ARGS__``) and keeps or drops the kernel on ``SHOULD_REGISTER_OP_KERNEL`` at compile
+time; with ``-DSELECTIVE_REGISTRATION`` it includes ``ops_to_register.h`` found next to
+``selective_registration.h`` (``tensorflow/core/framework/ops_to_register.h``), as in TF.
+The library exports ``TfStandinRegisteredKernels()`` / ``TfStandinRegisteredOps()``, and
+``tensorflow/tools/benchmark/benchmark_model_main.cc`` prints them
+(``kernel<TAB>op<TAB>device<TAB>class`` and ``op<TAB>name`` lines): it is the ``benchmark``
+binary of the Makefile build and ``//tensorflow/tools/benchmark:benchmark_model`` in Bazel.
+
+Facts about the generated trees that tests may rely on are the module constants below.
+File contents live under ``tests/treegen_data`` (``common``, then the ``tf1``/``tf2`` overlay);
+``*.tmpl`` files are ``string.Template``s filled with the version and filegroup family.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import string
+import subprocess
+from pathlib import Path
+
+DATA_DIR = Path(__file__).resolve().parent / "treegen_data"
+
+KERNELS_DIR = "tensorflow/core/kernels"
+OP_FILES_TXT = "tensorflow/contrib/makefile/tf_op_files.txt"
+MAKEFILE = "tensorflow/contrib/makefile/Makefile"
+MAKEFILE_LIB = "tensorflow/contrib/makefile/gen/lib/libtensorflow-core.a"
+MAKEFILE_BENCHMARK = "tensorflow/contrib/makefile/gen/bin/benchmark"
+KERNELS_BUILD = "tensorflow/core/kernels/BUILD"
+OPS_TO_REGISTER_H = "tensorflow/core/framework/ops_to_register.h"
+BAZEL_KERNELS_TARGET = {"android": "//tensorflow/core/kernels:android_tensorflow_kernels",
+                        "portable": "//tensorflow/core/kernels:portable_tensorflow_kernels"}
+BAZEL_BENCHMARK_TARGET = "//tensorflow/tools/benchmark:benchmark_model"
+
+TF1_BAZEL_VERSIONS = ("0.19.0", "0.20.0")  # check_bazel_version(min, max) in configure.py
+TF2_BAZEL_VERSION = "3.7.2"  # .bazelversion
+
+# Kernel files of the generated trees that no mobile filegroup and no tf_op_files.txt line
+# lists, so adding an op they register ("Min", "Rint") gives the build-file edits work to do.
+UNLISTED_KERNEL_FILES = ("reduction_ops_min.cc", "cwise_op_rint.cc")
+# Added by the second commit of make_tf1_tree (v1.13.0); unlisted too.
+TF1_NEXT_KERNEL_FILE = "cwise_op_squared_difference.cc"
+
+_GIT_IDENTITY = {
+    "GIT_AUTHOR_NAME": "tfbuild tests",
+    "GIT_AUTHOR_EMAIL": "tests@tfbuild.invalid",
+    "GIT_COMMITTER_NAME": "tfbuild tests",
+    "GIT_COMMITTER_EMAIL": "tests@tfbuild.invalid",
+}
+_GIT_CONFIG = ("-c", "commit.gpgsign=false", "-c", "tag.gpgsign=false",
+               "-c", "core.autocrlf=false", "-c", "core.hooksPath=/dev/null")
+
+
+def _git(root: Path, *args: str, date: str = "2018-12-03T12:00:00+00:00") -> str:
+    env = {**os.environ, **_GIT_IDENTITY, "GIT_AUTHOR_DATE": date, "GIT_COMMITTER_DATE": date,
+           "GIT_CONFIG_NOSYSTEM": "1"}
+    done = subprocess.run(["git", *_GIT_CONFIG, *args], cwd=root, env=env, check=True,
+                          capture_output=True, text=True)
+    return done.stdout.strip()
+
+
+def _copy_layer(layer: str, root: Path, values: dict[str, str]) -> None:
+    """Copy ``treegen_data/<layer>`` into ``root``; ``*.tmpl`` files are filled and renamed."""
+    source_root = DATA_DIR / layer
+    for source in sorted(source_root.rglob("*")):
+        if source.is_dir() or "__pycache__" in source.parts:
+            continue
+        relative = source.relative_to(source_root)
+        target = root / relative
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if source.suffix == ".tmpl":
+            target = target.with_suffix("")
+            text = string.Template(source.read_text()).substitute(values)
+            target.write_text(text)
+        else:
+            shutil.copyfile(source, target)
+        target.chmod(source.stat().st_mode & 0o777)
+
+
+def _values(version: tuple[int, int, int], family: str) -> dict[str, str]:
+    major, minor, patch = version
+    return {"major": str(major), "minor": str(minor), "patch": str(patch), "suffix": "",
+            "family": family}
+
+
+def _commit_all(root: Path, message: str, *, tag: str | None, date: str) -> None:
+    _git(root, "add", "-A", date=date)
+    _git(root, "commit", "-q", "-m", message, date=date)
+    if tag:
+        _git(root, "tag", "-a", tag, "-m", f"TensorFlow {tag[1:]}", date=date)
+
+
+def _new_repo(root: Path) -> Path:
+    root = Path(root)
+    root.mkdir(parents=True, exist_ok=True)
+    if any(root.iterdir()):
+        raise FileExistsError(f"{root} is not empty")
+    _git(root, "init", "-q", "-b", "master")
+    return root
+
+
+def make_tf1_tree(root: Path, *, version: tuple[int, int, int] = (1, 12, 0),
+                  tags: bool = True) -> Path:
+    """A TF 1.x tree (Makefile and Bazel flavours, ``android_*`` filegroups) as a git repo.
+
+    With ``tags`` there are two commits tagged ``v{version}`` and ``v{major}.{minor+1}.0``, the
+    second bumping version.h and adding ``cwise_op_squared_difference.cc``; HEAD is the second.
+    Without ``tags`` there is one untagged commit at ``version``.
+    """
+    root = _new_repo(root)
+    _copy_layer("common", root, _values(version, "android"))
+    _copy_layer("tf1", root, _values(version, "android"))
+    tag = "v{}.{}.{}".format(*version)
+    _commit_all(root, f"TensorFlow {tag[1:]} (tfbuild test tree)", tag=tag if tags else None,
+                date="2018-11-05T12:00:00+00:00")
+    if tags:
+        following = (version[0], version[1] + 1, 0)
+        _copy_layer("common/tensorflow/core/public", root / "tensorflow/core/public",
+                    _values(following, "android"))
+        _copy_layer("tf1_next", root, _values(following, "android"))
+        next_tag = "v{}.{}.{}".format(*following)
+        _commit_all(root, f"Bump version to {next_tag[1:]}; add SquaredDifference kernel",
+                    tag=next_tag, date="2019-02-25T12:00:00+00:00")
+    return root
+
+
+def make_tf2_tree(root: Path, *, version: tuple[int, int, int] = (2, 6, 0)) -> Path:
+    """A later TF 2.x tree (Bazel only, ``portable_*`` filegroups, ``.bazelversion``), one
+    commit tagged ``v{version}``."""
+    root = _new_repo(root)
+    _copy_layer("common", root, _values(version, "portable"))
+    _copy_layer("tf2", root, _values(version, "portable"))
+    tag = "v{}.{}.{}".format(*version)
+    _commit_all(root, f"TensorFlow {tag[1:]} (tfbuild test tree)", tag=tag,
+                date="2021-08-11T12:00:00+00:00")
+    return root
+
+
+# The generated kernels of make_large_tree rotate through TensorFlow's registration forms so a
+# scanner meets them all in realistic proportions. {n} is the file number, {op} the op name.
+_LARGE_FORMS = (
+    """#include "tensorflow/core/framework/op_kernel.h"
+
+namespace tensorflow {{
+
+class {op}Op : public OpKernel {{
+ public:
+  explicit {op}Op(OpKernelConstruction* context) : OpKernel(context) {{}}
+  void Compute(OpKernelContext* context) override {{}}
+}};
+
+REGISTER_KERNEL_BUILDER(Name("{op}").Device(DEVICE_CPU), {op}Op);
+REGISTER_KERNEL_BUILDER(Name("{op}").Device(DEVICE_GPU), {op}Op);
+
+}}  // namespace tensorflow
+""",
+    """#include "tensorflow/core/framework/op_kernel.h"
+#include "tensorflow/core/framework/register_types.h"
+
+namespace tensorflow {{
+
+typedef Eigen::ThreadPoolDevice CPUDevice;
+
+template <typename Device, typename T>
+class {op}Op : public OpKernel {{
+ public:
+  explicit {op}Op(OpKernelConstruction* context) : OpKernel(context) {{}}
+  void Compute(OpKernelContext* context) override {{}}
+}};
+
+#define REGISTER_CPU(T)                                        \\
+  REGISTER_KERNEL_BUILDER(                                     \\
+      Name("{op}").Device(DEVICE_CPU).TypeConstraint<T>("T"),  \\
+      {op}Op<CPUDevice, T>);
+TF_CALL_REAL_NUMBER_TYPES(REGISTER_CPU);
+#undef REGISTER_CPU
+
+#if GOOGLE_CUDA
+#define REGISTER_GPU(T)                                        \\
+  REGISTER_KERNEL_BUILDER(                                     \\
+      Name("{op}").Device(DEVICE_GPU).TypeConstraint<T>("T"),  \\
+      {op}Op<Eigen::GpuDevice, T>);
+TF_CALL_GPU_NUMBER_TYPES(REGISTER_GPU);
+#endif  // GOOGLE_CUDA
+
+}}  // namespace tensorflow
+""",
+    """#include "tensorflow/core/kernels/cwise_ops_common.h"
+
+namespace tensorflow {{
+REGISTER6(BinaryOp, CPU, "{op}", functor::add, float, Eigen::half, double, int32,
+          int64, bfloat16);
+#if GOOGLE_CUDA
+REGISTER3(BinaryOp, GPU, "{op}", functor::add, float, Eigen::half, double);
+#endif
+}}  // namespace tensorflow
+""",
+    """#include "tensorflow/core/framework/op_kernel.h"
+
+namespace tensorflow {{
+
+template <typename Device, typename T, bool USE_CUBLAS>
+class {op}Op : public OpKernel {{
+ public:
+  explicit {op}Op(OpKernelConstruction* ctx) : OpKernel(ctx) {{}}
+  void Compute(OpKernelContext* ctx) override {{}}
+}};
+
+#if defined(USE_GEMM_FOR_CONV)
+REGISTER_KERNEL_BUILDER(Name("{op}")
+                            .Device(DEVICE_CPU)
+                            .TypeConstraint<float>("T")
+                            .Label("gemm"),
+                        {op}Op<Eigen::ThreadPoolDevice, float, false /* gemm */>);
+#endif
+REGISTER_KERNEL_BUILDER(Name("{op}")
+                            .Device(DEVICE_CPU)
+                            .TypeConstraint<float>("T"),
+                        {op}Op<Eigen::ThreadPoolDevice, float, false >);
+
+}}  // namespace tensorflow
+""",
+)
+
+# Comment and helper code that pads a generated file to the size of a typical TF kernel file.
+_LARGE_FILLER = """
+// Helper {i} of the generated kernel {n}: kept out of the registrations, like the shape
+// checks, functors and Eigen expressions that make up most of a real kernel file.
+namespace {{
+inline int GeneratedHelper{n}_{i}(int a, int b) {{
+  // REGISTER_KERNEL_BUILDER is mentioned here only in a comment.
+  return a * {i} + b;
+}}
+}}  // namespace
+"""
+
+
+def make_large_tree(root: Path, n_files: int) -> Path:
+    """A tf1 tree (one untagged commit) plus ``n_files`` generated kernel files
+    ``tensorflow/core/kernels/generated_op_<n>.cc`` registering ops ``GeneratedOp<n>``."""
+    root = Path(root)
+    make_tf1_tree(root, tags=False)
+    kernels = root / KERNELS_DIR
+    for n in range(n_files):
+        op = f"GeneratedOp{n:05d}"
+        body = _LARGE_FORMS[n % len(_LARGE_FORMS)].format(op=op, n=n)
+        filler = "".join(_LARGE_FILLER.format(i=i, n=n) for i in range(12))
+        (kernels / f"generated_op_{n:05d}.cc").write_text(
+            "/* Generated by tfbuild's treegen for benchmarks. */\n" + filler + "\n" + body)
+    _commit_all(root, f"Add {n_files} generated kernels", tag=None,
+                date="2018-11-06T12:00:00+00:00")
+    return root
+
+
+def large_tree_op(n: int) -> str:
+    """The op registered by generated kernel file ``n`` of :func:`make_large_tree`."""
+    return f"GeneratedOp{n:05d}"
+
+
+def parse_registry_listing(text: str) -> tuple[frozenset[tuple[str, str, str]], frozenset[str]]:
+    """The (op, device, kernel class) triples and op names printed by the tree's ``benchmark``
+    binary (``kernel<TAB>op<TAB>device<TAB>class`` / ``op<TAB>name`` lines)."""
+    kernels: set[tuple[str, str, str]] = set()
+    ops: set[str] = set()
+    for line in text.splitlines():
+        fields = line.split("\t")
+        if fields[0] == "kernel" and len(fields) == 4:
+            kernels.add((fields[1], fields[2], fields[3]))
+        elif fields[0] == "op" and len(fields) == 2:
+            ops.add(fields[1])
+    return frozenset(kernels), frozenset(ops)

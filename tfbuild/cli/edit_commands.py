@@ -1,0 +1,134 @@
+"""``tfbuild edit``, ``tfbuild check`` and ``tfbuild protobuf rename``: preparing a source tree.
+
+Each command turns its options into a request value and calls one library function
+(:func:`tfbuild.source_edits.run_edit` / ``run_revert``, :func:`tfbuild.preflight.run_preflight`,
+:mod:`tfbuild.protobuf_rename`). Text that comes from files (paths, op and class names) is
+printed as plain text, never as Rich markup.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+from rich.console import Console
+from rich.text import Text
+
+from tfbuild.cli import app
+from tfbuild.errors import ConfigError
+
+protobuf_app = typer.Typer(help="Protobuf handling for the contrib Makefile build.", no_args_is_help=True)
+app.add_typer(protobuf_app, name="protobuf")
+
+_SOURCE_HELP = "The TensorFlow checkout (a git repository)."
+_MODEL_HELP = "A model file, SavedModel directory or JSON ops list. Repeatable."
+_HEADER_HELP = "An ops_to_register.h (from `tfbuild header` or TensorFlow's own tool)."
+_OP_LIBRARY_HELP = "Custom-op library (.so) to load before analysing models. Repeatable."
+_FLAVOURS = ("makefile", "bazel")
+
+
+def _out() -> Console:
+    return Console(highlight=False, soft_wrap=True)
+
+
+def _flavour(value: str) -> str:
+    if value not in _FLAVOURS:
+        raise ConfigError(f"unknown flavour {value!r}", hint="use makefile or bazel")
+    return value
+
+
+@app.command("edit")
+def edit(
+    flavour: str = typer.Argument(..., help="makefile (tf_op_files.txt) or bazel (kernels/BUILD filegroups)."),
+    header: Optional[Path] = typer.Option(None, "--header", help=_HEADER_HELP),
+    model: Optional[List[Path]] = typer.Option(None, "--model", help=_MODEL_HELP),
+    op_library: Optional[List[Path]] = typer.Option(None, "--op-library", help=_OP_LIBRARY_HELP),
+    source: Path = typer.Option(Path("."), "--source", help=_SOURCE_HELP),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Show the diff; change nothing."),
+    revert: bool = typer.Option(False, "--revert", help="Undo tfbuild's edits: back to the original branch."),
+) -> None:
+    """Make the tree compile the kernel files a header or models need (one commit on a work branch)."""
+    from tfbuild.source_edits import EditRequest, run_edit, run_revert  # noqa: PLC0415
+    from tfbuild.work_branch import WORK_BRANCH  # noqa: PLC0415
+
+    out = _out()
+    _flavour(flavour)
+    if revert:
+        if header or model or dry_run:
+            raise ConfigError("--revert takes no --header, --model or --dry-run", hint="run: tfbuild edit FLAVOUR --revert")
+        result = run_revert(source)
+        if result.reverted:
+            out.print(Text(f"reverted {result.removed_commits} tfbuild commit(s): back on {result.restored} "
+                           f"({result.restored_commit[:12]}), {WORK_BRANCH} deleted"))
+        else:
+            out.print(Text(f"nothing to revert: {source} has no {WORK_BRANCH} branch"))
+        return
+    request = EditRequest(
+        source=source,
+        flavour=flavour,
+        header=header,
+        models=tuple(model or ()),
+        op_libraries=tuple(op_library or ()),
+        dry_run=dry_run,
+    )
+    outcome = run_edit(request)
+    plan = outcome.plan
+    for note in plan.notes:
+        out.print(Text(f"note: {note}"))
+    if not plan.changed:
+        out.print(Text(f"no change: the {flavour} build files already list every needed file"))
+        return
+    out.print(Text(plan.diff()), end="")
+    added = sum(len(edit.added) for edit in plan.edits)
+    if outcome.commit is None:
+        out.print(Text(f"dry run: {added} entr{'y' if added == 1 else 'ies'} would be added; nothing written"))
+    else:
+        out.print(Text(f"committed {outcome.commit.commit[:12]} on {outcome.commit.branch} "
+                       f"({added} entr{'y' if added == 1 else 'ies'} added); undo with: "
+                       f"tfbuild edit {flavour} --revert --source {source}"))
+
+
+@app.command("check")
+def check(
+    flavour: str = typer.Option(..., "--flavour", help="makefile or bazel: the build to check."),
+    model: Optional[List[Path]] = typer.Option(None, "--model", help=_MODEL_HELP),
+    header: Optional[Path] = typer.Option(None, "--header", help=_HEADER_HELP + " Checked to list what the models need."),
+    op_library: Optional[List[Path]] = typer.Option(None, "--op-library", help=_OP_LIBRARY_HELP),
+    source: Path = typer.Option(Path("."), "--source", help=_SOURCE_HELP),
+) -> None:
+    """Preflight: fail (exit 5) if the built binary would lack an op or kernel the model needs."""
+    from tfbuild.preflight import PreflightRequest, require_pass, run_preflight  # noqa: PLC0415
+
+    report = run_preflight(
+        PreflightRequest(
+            source=source,
+            flavour=_flavour(flavour),
+            models=tuple(model or ()),
+            header=header,
+            op_libraries=tuple(op_library or ()),
+        )
+    )
+    out = _out()
+    for line in report.lines():
+        out.print(Text(line))
+    require_pass(report)
+
+
+@protobuf_app.command("rename")
+def protobuf_rename(
+    source: Path = typer.Option(Path("."), "--source", help="The TensorFlow checkout, after download_dependencies.sh."),
+    dry_run: bool = typer.Option(False, "--dry-run", help="List what would change; change nothing."),
+) -> None:
+    """Move TensorFlow's protobuf to google::protobuf3 so it links next to an app's own protobuf."""
+    from tfbuild.protobuf_rename import apply_protobuf_rename, plan_protobuf_rename  # noqa: PLC0415
+
+    plan = plan_protobuf_rename(source)
+    out = _out()
+    for line in plan.summary_lines():
+        out.print(Text(line))
+    if plan.changed and not dry_run:
+        apply_protobuf_rename(plan)
+        out.print(Text(f"renamed: {len(plan.rewrites)} file(s) rewritten"))
+    elif plan.changed:
+        out.print(Text("dry run: nothing written"))

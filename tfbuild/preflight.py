@@ -1,0 +1,224 @@
+"""Catch, before a 50-minute build, the gaps that make the binary fail on the device.
+
+A selective TensorFlow binary runs a model only if, for every op the model uses,
+
+1. the op's definition is compiled (Makefile flavour: its ``tensorflow/core/ops`` file is in
+   ``tf_op_files.txt``; the Bazel mobile library compiles every core op definition),
+2. a file registering one of the op's CPU kernels is compiled (``tf_op_files.txt``, or the
+   mobile filegroups followed through their ``:labels``),
+3. the header keeps the op (``SHOULD_REGISTER_OP``) and one of those kernels under the class
+   string the *tree* registers it with. Class strings differ between TensorFlow versions, so a
+   header written with the installed TF's names can drop every kernel of an older tree.
+
+Each gap is reported as the error the device would print, with the command that fixes it.
+The library returns a :class:`PreflightReport`; :func:`require_pass` turns gaps into a
+:class:`PreflightError` for the CLI.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from tfbuild.errors import ConfigError, PreflightError
+from tfbuild.header import parse_header
+from tfbuild.kernel_needs import (
+    is_cpu,
+    needs_from_header,
+    needs_from_models,
+    op_definition_files,
+    resolve_needs,
+    squash,
+)
+from tfbuild.source_edits import check_flavour, compiled_files, kernel_index_for
+
+OPS_WITHOUT_KERNEL = frozenset({"AccumulateNV2"})
+"""Ops TF's runtime rewrites away, which need no kernel (as in TF's header tool)."""
+
+
+def no_kernel_error(op: str) -> str:
+    """The device's error for an op whose kernels are all missing (TF 1.x wording)."""
+    return (
+        f"No OpKernel was registered to support Op '{op}' with these attrs.  "
+        "Registered devices: [CPU], Registered kernels: <no registered kernels>"
+    )
+
+
+def no_op_error(op: str) -> str:
+    return (
+        f"Op type not registered '{op}' in binary running on this device. Make sure the Op and "
+        "Kernel are registered in the binary running in this process."
+    )
+
+
+@dataclass(frozen=True)
+class PreflightRequest:
+    """``tfbuild check``'s options as a value: models and/or a header, a flavour, a tree."""
+
+    source: Path
+    flavour: str
+    models: tuple[Path, ...] = ()
+    header: Path | None = None
+    op_libraries: tuple[Path, ...] = ()
+    cache_dir: Path | None = None
+
+
+@dataclass(frozen=True)
+class Gap:
+    """One reason the binary would fail, as the device would say it, and how to fix it."""
+
+    op: str
+    kind: str
+    """``no-kernel-in-tree``, ``kernel-not-compiled``, ``op-not-compiled``,
+    ``op-not-in-header`` or ``kernel-not-in-header``."""
+    device_error: str
+    fix: str
+    files: tuple[str, ...] = ()
+    kernel_classes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class PreflightReport:
+    source: Path
+    flavour: str
+    origin: str
+    header: Path | None
+    checked_ops: tuple[str, ...]
+    gaps: tuple[Gap, ...]
+    notes: tuple[str, ...]
+
+    @property
+    def ok(self) -> bool:
+        return not self.gaps
+
+    def lines(self) -> list[str]:
+        """The report as plain text lines (names come from files: print them as text, not markup)."""
+        head = f"preflight {self.flavour} build of {self.source} for {self.origin}"
+        if self.header is not None:
+            head += f" with {self.header}"
+        out = [head + f": {len(self.checked_ops)} ops checked, {len(self.gaps)} gap(s)"]
+        for gap in self.gaps:
+            out.append(f"  {gap.op}: {gap.device_error}")
+            if gap.files:
+                out.append(f"    files: {', '.join(gap.files)}")
+            out.append(f"    fix: {gap.fix}")
+        out += [f"  note: {note}" for note in self.notes]
+        return out
+
+
+def run_preflight(request: PreflightRequest) -> PreflightReport:
+    """Check the tree, as the chosen flavour would build it now, against the models/header."""
+    flavour = check_flavour(request.flavour)
+    if not request.models and request.header is None:
+        raise ConfigError("give --model (one or more) or --header", hint="e.g. tfbuild check --model model.pb ...")
+    root = Path(request.source)
+    index = kernel_index_for(root, request.cache_dir)
+    if request.models:
+        needs = needs_from_models(request.models, request.op_libraries)
+        header = parse_header(request.header) if request.header else None
+    else:
+        needs = needs_from_header(request.header, index)
+        header = needs.header
+    compiled = compiled_files(root, flavour)
+    resolved = resolve_needs(needs, index, root)
+    definitions = op_definition_files(root, needs.op_names()) if flavour == "makefile" else {}
+    fix_edit = _edit_command(flavour, request, root)
+
+    gaps: list[Gap] = []
+    notes: list[str] = []
+    for resolution in resolved.resolutions:
+        op = resolution.need.op
+        if op in OPS_WITHOUT_KERNEL:
+            continue
+        if not resolution.files:
+            gaps.append(Gap(op, "no-kernel-in-tree", no_kernel_error(op),
+                            f"{root} has no CPU kernel for {op}: build it as a custom op library, "
+                            "or use a TensorFlow tree that has one"))
+            continue
+        if not set(resolution.files) & compiled:
+            gaps.append(Gap(op, "kernel-not-compiled", no_kernel_error(op), f"run: {fix_edit}", resolution.files))
+        op_files = definitions.get(op, ())
+        if op_files and not set(op_files) & compiled:
+            gaps.append(Gap(op, "op-not-compiled", no_op_error(op), f"run: {fix_edit}", op_files))
+        if not resolution.classes_matched and header is None:
+            notes.append(
+                f"{op}: the models name kernel classes {', '.join(resolution.need.kernel_classes)}, "
+                f"the tree registers {', '.join(resolution.tree_classes)}: generate the header "
+                "against this tree so it names the tree's classes"
+            )
+    if header is not None:
+        gaps += _header_gaps(header, resolved.resolutions, index, request)
+    notes += _guard_notes(resolved.resolutions, index)
+    return PreflightReport(
+        source=root,
+        flavour=flavour,
+        origin=needs.origin,
+        header=request.header,
+        checked_ops=needs.op_names(),
+        gaps=tuple(gaps),
+        notes=tuple(notes),
+    )
+
+
+def require_pass(report: PreflightReport) -> None:
+    """Raise :class:`PreflightError` (exit code 5) naming the first gap, if there is any."""
+    if report.ok:
+        return
+    first = report.gaps[0]
+    more = f" (and {len(report.gaps) - 1} more gap(s))" if len(report.gaps) > 1 else ""
+    raise PreflightError(f"{report.source}: the {report.flavour} build would fail on the device: "
+                         f"{first.device_error}{more}", hint=first.fix)
+
+
+def _header_gaps(header, resolutions, index, request: PreflightRequest) -> list[Gap]:
+    """Ops the header drops, and ops whose tree kernels it names under no class it lists."""
+    from tfbuild.tree_kernels import unregistered_classes  # noqa: PLC0415
+
+    if header.registers_everything:
+        return []
+    regenerate = (
+        f"regenerate the header against this tree (tfbuild header ... --source {request.source}), "
+        "or write it with --granularity op"
+    )
+    listed = {squash(k) for k in header.kernel_classes}
+    foreign = tuple(unregistered_classes(tuple(header.kernel_classes), index))
+    gaps = []
+    for resolution in resolutions:
+        op = resolution.need.op
+        if op in OPS_WITHOUT_KERNEL or not resolution.files:
+            continue
+        if op not in header.ops:
+            gaps.append(Gap(op, "op-not-in-header", no_op_error(op), regenerate))
+            continue
+        if header.op_granularity:
+            continue
+        tree_classes = {
+            squash(r.kernel_class) for r in index.registrations if r.op == op and is_cpu(r.device)
+        }
+        if not tree_classes & listed:
+            why = f" (the header lists classes this tree never registers: {', '.join(foreign)})" if foreign else ""
+            gaps.append(Gap(op, "kernel-not-in-header", no_kernel_error(op), regenerate + why,
+                            kernel_classes=resolution.tree_classes))
+    return gaps
+
+
+def _guard_notes(resolutions, index) -> list[str]:
+    """Needed kernels that only exist behind a preprocessor guard such as USE_GEMM_FOR_CONV."""
+    notes = []
+    for resolution in resolutions:
+        registrations = [
+            r for r in index.registrations
+            if r.op == resolution.need.op and is_cpu(r.device) and r.kernel_class in resolution.tree_classes
+        ]
+        if registrations and all(r.guard for r in registrations):
+            guards = sorted({r.guard for r in registrations})
+            notes.append(f"{resolution.need.op}: every needed kernel is behind {', '.join(guards)}")
+    return notes
+
+
+def _edit_command(flavour: str, request: PreflightRequest, root: Path) -> str:
+    if request.models:
+        inputs = " ".join(f"--model {m}" for m in request.models)
+    else:
+        inputs = f"--header {request.header}"
+    return f"tfbuild edit {flavour} {inputs} --source {root}"

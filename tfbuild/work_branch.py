@@ -1,0 +1,189 @@
+"""tfbuild's edits of a TensorFlow checkout live on their own git branch, so they can be undone.
+
+Applying edits checks out ``tfbuild/selective-edits`` at the current commit (or stays on it if
+it is already checked out) and commits the changed files there, with an explicit committer so
+it works on CI machines without a git identity, and without running the checkout's hooks or
+signing. Each commit records the branch and commit the user was on in trailers::
+
+    Tfbuild-Base-Branch: master
+    Tfbuild-Base-Commit: 0123abcd...
+
+Reverting reads those trailers from the work branch's tip, checks out the base branch (or the
+base commit, detached, if the user was detached) and deletes the work branch. Since the edits
+only ever touch tracked files, the working tree is then byte-identical to before the first
+edit. A checkout with uncommitted changes to tracked files is refused both ways: tfbuild must
+never mix its commit with the user's work or throw that work away.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Mapping
+
+from tfbuild.errors import SourceTreeError
+from tfbuild.fileio import atomic_write_bytes
+
+WORK_BRANCH = "tfbuild/selective-edits"
+IDENTITY = {
+    "GIT_AUTHOR_NAME": "tfbuild",
+    "GIT_AUTHOR_EMAIL": "tfbuild@localhost",
+    "GIT_COMMITTER_NAME": "tfbuild",
+    "GIT_COMMITTER_EMAIL": "tfbuild@localhost",
+}
+_TRAILER = re.compile(r"^Tfbuild-Base-(Branch|Commit): (.*)$", re.M)
+
+
+@dataclass(frozen=True)
+class CheckoutState:
+    root: Path
+    branch: str | None
+    """The checked-out branch, None when HEAD is detached."""
+    commit: str
+    dirty_files: tuple[str, ...]
+    work_branch_exists: bool
+
+    @property
+    def on_work_branch(self) -> bool:
+        return self.branch == WORK_BRANCH
+
+
+@dataclass(frozen=True)
+class CommitResult:
+    branch: str
+    commit: str
+    base_branch: str | None
+    base_commit: str
+
+
+@dataclass(frozen=True)
+class RevertResult:
+    reverted: bool
+    restored: str | None
+    """The branch (or commit, when it was detached) checked out again."""
+    restored_commit: str | None
+    removed_commits: int
+
+
+def _repo(root: Path):
+    import git  # noqa: PLC0415  (GitPython; imported where needed to keep the CLI start fast)
+
+    try:
+        repo = git.Repo(root)
+    except (git.InvalidGitRepositoryError, git.NoSuchPathError):
+        raise SourceTreeError(
+            f"{root}: not a git checkout; tfbuild commits its edits on a branch so they can be reverted",
+            hint=f"run: git -C {root} init && git -C {root} add -A && git -C {root} commit -m base",
+        ) from None
+    if repo.bare:
+        raise SourceTreeError(f"{root}: a bare git repository has no files to edit", hint="pass a checkout")
+    if Path(repo.working_tree_dir).resolve() != Path(root).resolve():
+        raise SourceTreeError(
+            f"{root}: not the top of its git checkout ({repo.working_tree_dir})",
+            hint="pass the top directory of the TensorFlow checkout as --source",
+        )
+    return repo
+
+
+def checkout_state(root: Path) -> CheckoutState:
+    """Where the checkout is and whether tracked files have uncommitted changes."""
+    repo = _repo(Path(root))
+    try:
+        commit = repo.head.commit.hexsha
+    except ValueError:
+        raise SourceTreeError(f"{root}: the git checkout has no commit yet", hint="commit the tree first") from None
+    branch = None if repo.head.is_detached else repo.active_branch.name
+    # Porcelain status refreshes the index first, so a touched-but-unchanged file is not dirty.
+    status = repo.git.status("--porcelain", "-z", "--untracked-files=no")
+    dirty = sorted({entry[3:] for entry in status.split("\0") if len(entry) > 3 and entry[2] == " "})
+    return CheckoutState(
+        root=Path(root),
+        branch=branch,
+        commit=commit,
+        dirty_files=tuple(dirty),
+        work_branch_exists=WORK_BRANCH in [head.name for head in repo.heads],
+    )
+
+
+def require_clean(state: CheckoutState, action: str) -> None:
+    if state.dirty_files:
+        shown = ", ".join(state.dirty_files[:3]) + (" ..." if len(state.dirty_files) > 3 else "")
+        raise SourceTreeError(
+            f"{state.root}: uncommitted changes to tracked files ({shown}); refusing to {action}",
+            hint="commit or stash them first (or run with --dry-run to only see the edits)",
+        )
+
+
+def commit_files(root: Path, files: Mapping[str, tuple[str, str]], message: str) -> CommitResult:
+    """Write ``files`` (path -> (expected old text, new text)) atomically and commit them on the
+    work branch. On any failure the files and the branch are put back as they were."""
+    state = checkout_state(root)
+    require_clean(state, "edit it")
+    if state.work_branch_exists and not state.on_work_branch:
+        raise SourceTreeError(
+            f"{root}: branch {WORK_BRANCH} exists but is not checked out",
+            hint=f"check it out to add to it (git checkout {WORK_BRANCH}), or delete it "
+            f"(git branch -D {WORK_BRANCH})",
+        )
+    repo = _repo(Path(root))
+    base_branch, base_commit = _base_of(repo, state)
+    for path, (old, _) in files.items():
+        if _read(Path(root) / path) != old:
+            raise SourceTreeError(f"{Path(root) / path}: changed since the edit was planned", hint="run tfbuild again")
+    created = not state.on_work_branch
+    if created:
+        repo.git.checkout("-q", "-b", WORK_BRANCH)
+    try:
+        for path, (_, new) in files.items():
+            atomic_write_bytes(Path(root) / path, new.encode("utf-8", "surrogateescape"))
+        repo.git.add("--", *files)
+        trailers = f"Tfbuild-Base-Branch: {base_branch or '(detached)'}\nTfbuild-Base-Commit: {base_commit}"
+        with repo.git.custom_environment(**IDENTITY):
+            repo.git.commit("-q", "--no-verify", "--no-gpg-sign", "-m", f"{message}\n\n{trailers}")
+    except BaseException:
+        for path, (old, _) in files.items():
+            atomic_write_bytes(Path(root) / path, old.encode("utf-8", "surrogateescape"))
+        repo.git.reset("-q", "--", *files)
+        if created:
+            repo.git.checkout("-q", base_branch or base_commit)
+            repo.git.branch("-D", WORK_BRANCH)
+        raise
+    return CommitResult(WORK_BRANCH, repo.head.commit.hexsha, base_branch, base_commit)
+
+
+def revert(root: Path) -> RevertResult:
+    """Undo every tfbuild edit commit: back to the base branch/commit, work branch deleted."""
+    state = checkout_state(root)
+    if not state.work_branch_exists:
+        return RevertResult(False, None, None, 0)
+    require_clean(state, "revert the edits")
+    repo = _repo(Path(root))
+    tip = repo.heads[WORK_BRANCH].commit
+    trailers = dict(_TRAILER.findall(tip.message))
+    base_branch = trailers.get("Branch")
+    base_commit = trailers.get("Commit")
+    if not base_commit or not repo.is_ancestor(base_commit, tip.hexsha):
+        raise SourceTreeError(
+            f"{root}: {WORK_BRANCH} does not record the commit tfbuild started from",
+            hint=f"check out your branch and delete {WORK_BRANCH} by hand",
+        )
+    target = base_branch if base_branch and base_branch in [h.name for h in repo.heads] else base_commit
+    removed = int(repo.git.rev_list("--count", f"{base_commit}..{tip.hexsha}"))
+    if state.on_work_branch:
+        repo.git.checkout("-q", target)
+    repo.git.branch("-D", WORK_BRANCH)
+    return RevertResult(True, target, repo.head.commit.hexsha, removed)
+
+
+def _base_of(repo, state: CheckoutState) -> tuple[str | None, str]:
+    """The branch/commit the edits started from: recorded on the work branch, or current."""
+    if state.on_work_branch:
+        trailers = dict(_TRAILER.findall(repo.head.commit.message))
+        branch = trailers.get("Branch")
+        return (None if branch in (None, "(detached)") else branch), trailers.get("Commit", state.commit)
+    return state.branch, state.commit
+
+
+def _read(path: Path) -> str:
+    return path.read_bytes().decode("utf-8", "surrogateescape")
