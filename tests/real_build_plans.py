@@ -84,3 +84,112 @@ def run_in_toolchain(argv: list[str], host_dir: Path, *, name: str = "linux") ->
     output = "\n".join(lines)
     assert code == 0, f"{argv[0]} exited {code}:\n{output[-3000:]}"
     return output
+
+
+# -- TensorFlow-shaped trees (tests/treegen.py) built with the Makefile and Bazel flavours ---------
+APPS_DIR = Path(__file__).resolve().parent / "data" / "apps"
+TREE_BAZEL_VERSION = "0.26.1"
+"""The Bazel the tree asks for (.bazelversion): the last npm release that builds C++ offline."""
+BENCHMARK_LABEL = "//tensorflow/tools/benchmark:benchmark_model"
+
+
+def prepare_tf1_tree(root: Path, android_dir: Path) -> Path:
+    """A TF 1.x test tree as a user would have it before ``tfbuild build``: Bazel pinned with
+    ``.bazelversion``, the WORKSPACE's Android block rendered by tfbuild (for an SDK/NDK pair
+    that has only the files tfbuild inspects: a linux build never fetches them, so this proves
+    Bazel parses the block), and the contrib Makefile's dependencies already in place
+    (``downloads/``, protobuf and nsync), so those steps are skipped as on an offline CI."""
+    import subprocess
+
+    from tfbuild.options import AndroidOptions
+    from tfbuild.tree_facts import read_version
+    from tfbuild.workspace import apply_block, render_android_block, resolve_android_repositories
+    from treegen import make_tf1_tree
+
+    make_tf1_tree(root)
+    (root / ".bazelversion").write_text(TREE_BAZEL_VERSION + "\n")
+    sdk, ndk = android_dir / "sdk", android_dir / "ndk"
+    for directory in (sdk / "platforms" / "android-23", sdk / "build-tools" / "26.0.1", ndk):
+        directory.mkdir(parents=True, exist_ok=True)
+    (ndk / "source.properties").write_text("Pkg.Desc = Android NDK\nPkg.Revision = 18.1.5063045\n")
+    version = read_version(root)
+    repositories = resolve_android_repositories(
+        AndroidOptions(sdk=sdk, ndk=ndk), version,
+        sdk_path_in_build="/opt/android-sdk", ndk_path_in_build="/opt/android-ndk",
+    )
+    workspace = root / "WORKSPACE"
+    workspace.write_text(apply_block(workspace.read_text(), render_android_block(repositories, version), where=str(workspace)))
+    identity = ["-c", "user.name=tfbuild tests", "-c", "user.email=tests@tfbuild.invalid", "-c", "commit.gpgsign=false"]
+    subprocess.run(["git", "-C", str(root), "add", "WORKSPACE", ".bazelversion"], check=True)
+    subprocess.run(["git", *identity, "-C", str(root), "commit", "-qm", "Pin Bazel; Android repositories"], check=True)
+    makefile_dir = root / "tensorflow" / "contrib" / "makefile"
+    subprocess.run(["bash", str(makefile_dir / "download_dependencies.sh")], cwd=root, check=True, capture_output=True)
+    for archive in ("gen/protobuf/lib/libprotobuf.a", "downloads/nsync/builds/default.linux.c++11/nsync.a"):
+        (makefile_dir / archive).parent.mkdir(parents=True, exist_ok=True)
+        (makefile_dir / archive).write_bytes(b"!<arch>\n")  # an empty archive: prebuilt, nothing to link
+    return root
+
+
+def app_header(app: str, out_dir: Path) -> Path:
+    """``tfbuild header`` for ``tests/data/apps/<app>.json``, run as a user runs it."""
+    import subprocess
+    import sys
+
+    header = out_dir / "ops_to_register.h"
+    done = subprocess.run(
+        [sys.executable, "-m", "tfbuild", "header", str(APPS_DIR / f"{app}.json"), "-o", str(header)],
+        capture_output=True, text=True,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return header
+
+
+def tree_plan(
+    target: str, flavour: str, tree: Path, app: str, header: Path, out_dir: Path, *, cache_prefix: str
+) -> BuildPlan:
+    """The planner's plan for ``flavour`` on ``tree``. For Bazel, the tree's benchmark binary
+    replaces the profile's ``//tensorflow:libtensorflow_cc.so``, which the test tree lacks; the
+    binary prints the kernels it registered, which is what the tests check."""
+    import dataclasses
+
+    from tfbuild.build_plan import Step
+    from tfbuild.flavours import plan_build
+    from tfbuild.options import resolve_build_options
+    from tfbuild.tree_facts import read_tree_facts
+
+    options = resolve_build_options(
+        {"target": target, "flavour": flavour, "source": str(tree), "models": [str(APPS_DIR / f"{app}.json")],
+         "output_dir": str(out_dir), "cache_prefix": cache_prefix},
+        environ={}, cwd=out_dir.parent,
+    )
+    plan = plan_build(options, header_text=header.read_text(), tree=read_tree_facts(tree), flavour=flavour)
+    if flavour != "bazel":
+        return plan
+    library_label = "//tensorflow:libtensorflow_cc.so"
+    built = PurePosixPath("/src/bazel-bin/tensorflow/tools/benchmark/benchmark_model")
+    collected = PurePosixPath("/out/benchmark_model")
+    steps = []
+    for step in plan.steps:
+        if step.name.startswith("collect "):
+            step = Step("collect benchmark_model", ("cp", "-fL", str(built), str(collected)), step.workdir)
+        else:
+            step = dataclasses.replace(step, argv=tuple(BENCHMARK_LABEL if a == library_label else a for a in step.argv))
+        steps.append(step)
+    return dataclasses.replace(
+        plan, steps=tuple(steps), artifacts=(Artifact(collected, "benchmark_model", "executable"),)
+    )
+
+
+def registered_kernels(benchmark: Path) -> tuple[set[tuple[str, str]], set[str]]:
+    """(op, kernel class) of the CPU kernels and the ops a test tree's benchmark binary registered."""
+    import subprocess
+
+    output = subprocess.run([str(benchmark)], capture_output=True, text=True, check=True).stdout
+    kernels, ops = set(), set()
+    for line in output.splitlines():
+        fields = line.split("\t")
+        if fields[0] == "kernel" and fields[2] == "CPU":
+            kernels.add((fields[1], "".join(fields[3].split())))
+        elif fields[0] == "op":
+            ops.add(fields[1])
+    return kernels, ops

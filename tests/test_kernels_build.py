@@ -11,6 +11,7 @@ import pytest
 
 from tfbuild.build_files.filegroups import read_filegroups
 from tfbuild.build_files.kernels_build import (
+    PackageFiles,
     add_kernel_sources,
     entry_for_path,
     mobile_sources,
@@ -333,3 +334,27 @@ def test_invalid_build_files_are_refused_naming_the_file(fixture):
     assert str(fixture) in caught.value.message
     assert expected in caught.value.message
     assert caught.value.hint
+
+
+def test_a_file_listed_by_label_counts_as_present():
+    text = ANDROID_BUILD.replace('"dequantize_op.cc",', '"//tensorflow/core/kernels:dequantize_op.cc",')
+    edit = add_kernel_sources(text, sources=["dequantize_op.cc"], family="android")
+    assert not edit.changed and edit.skipped == ("dequantize_op.cc",)
+
+
+def test_labels_into_other_packages_are_followed_when_a_loader_is_given():
+    text = PORTABLE_BUILD.replace(
+        '"//tensorflow/core/kernels/image:crop_and_resize_op.cc",',
+        '"//tensorflow/core/kernels/image:portable_image_ops",\n        "@eigen_archive//:eigen3",',
+    )
+    image_build = 'filegroup(\n    name = "portable_image_ops",\n    srcs = glob(["*_op.cc"]) + [":more"],\n)\n' \
+        'filegroup(\n    name = "more",\n    srcs = ["colorspace_op.h"],\n)\n'
+    packages = {"tensorflow/core/kernels/image": PackageFiles(image_build, ("resize_op.cc", "resize_op_test.cc", "x.h"))}
+    without = mobile_sources(text, "portable")
+    assert not any("/image/" in path for path in without)
+    compiled = mobile_sources(text, "portable", load_package=packages.get)
+    assert {p for p in compiled if "/image/" in p} == {
+        "tensorflow/core/kernels/image/resize_op.cc",
+        "tensorflow/core/kernels/image/colorspace_op.h",
+    }
+    assert not any("eigen" in path for path in compiled)

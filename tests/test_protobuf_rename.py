@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shlex
 import shutil
 import subprocess
@@ -290,3 +291,50 @@ def test_renamed_protobuf_links_next_to_an_apps_own_protobuf(tmp_path):
     clash = subprocess.run([cxx, *common, *tensorflow_objects(unrenamed, "plain"), "-o", str(tmp_path / "clash")],
                            capture_output=True, text=True)
     assert clash.returncode != 0 and "multiple definition" in clash.stderr
+
+
+def _git(root: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, check=True).stdout.strip()
+
+
+def test_in_a_git_checkout_tracked_rewrites_are_committed_on_the_work_branch(tmp_path, monkeypatch):
+    """TensorFlow's own files are tracked, the downloads are ignored: the rename leaves the tree
+    clean (so the next `tfbuild edit` is allowed) and `--revert` takes the tracked part back."""
+    from tfbuild.work_branch import WORK_BRANCH, revert
+
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", os.devnull)
+    root = make_tree(tmp_path / "tree")
+    (root / ".gitignore").write_text("/tensorflow/contrib/makefile/downloads/\n/google/\n")
+    _git(root, "init", "-q", "-b", "master")
+    _git(root, "add", "-A")
+    _git(root, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "tree")
+    tracked_before = (root / "tensorflow/core/tf_side.cc").read_text()
+
+    apply_protobuf_rename(plan_protobuf_rename(root))
+    assert _git(root, "rev-parse", "--abbrev-ref", "HEAD") == WORK_BRANCH
+    assert _git(root, "status", "--porcelain") == ""
+    committed = set(_git(root, "show", "--name-only", "--format=", "HEAD").splitlines())
+    assert committed == {MAKEFILE, "tensorflow/core/tf_side.cc", "tensorflow/core/platform/default/protobuf.h",
+                         "tensorflow/core/framework/holder.proto"}
+    assert not plan_protobuf_rename(root).changed
+
+    revert(root)
+    assert (root / "tensorflow/core/tf_side.cc").read_text() == tracked_before
+    assert (root / PROTOBUF_SRC / "google/protobuf3").is_dir()  # untracked download: stays renamed
+
+
+def test_a_dirty_checkout_is_refused_before_anything_changes(tmp_path):
+    root = make_tree(tmp_path / "tree")
+    _git(root, "init", "-q", "-b", "master")
+    _git(root, "add", "-A")
+    _git(root, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "tree")
+    (root / "tensorflow/core/README.md").write_text("local edit\n")
+
+    def files() -> dict[str, bytes]:  # git may refresh .git/index; the work tree must not change
+        return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*"))
+                if p.is_file() and ".git" not in p.relative_to(root).parts}
+
+    before = files()
+    with pytest.raises(SourceTreeError, match="uncommitted"):
+        apply_protobuf_rename(plan_protobuf_rename(root))
+    assert files() == before

@@ -23,8 +23,13 @@ import pytest
 from real_build_plans import (
     SRC,
     TOOLS_IMAGE_DIR,
+    TREE_BAZEL_VERSION,
+    app_header,
     ops_library_plan,
+    prepare_tf1_tree,
+    registered_kernels,
     run_in_toolchain,
+    tree_plan,
 )
 from tfbuild.example import example_model, example_sources_dir
 from tfbuild.executor import ExecutionResult, execute_plan
@@ -199,3 +204,81 @@ def plan_compiler(plan) -> tuple[str, list[str]]:
     argv = list(compile_step.argv)
     target_flags = [flag for flag in argv if flag.startswith(("-march", "-mfpu", "-mfloat-abi", "-mcpu"))]
     return argv[0], ["-O2", *target_flags]
+
+
+# -- TensorFlow-shaped trees: the Bazel and Makefile flavours ---------------------------------------
+@dataclass(frozen=True)
+class TreeBuild:
+    header: Path
+    result: ExecutionResult
+    plan: object
+
+
+@pytest.fixture(scope="module")
+def tree_builds(tmp_path_factory):
+    """Builds of app A on two fresh TF 1.x test trees, one per flavour, with their own caches."""
+    import uuid
+
+    from tfbuild.docker_engine import docker_client
+    from toolchain_fixtures import bazel_toolchain
+
+    linux_toolchain()
+    bazel_toolchain()
+    root = tmp_path_factory.mktemp("real-trees")
+    prefix = f"tfbuild-test-{uuid.uuid4().hex[:8]}"
+    header = app_header("app_a", root / "header-a")
+    builds = {}
+    try:
+        for flavour in ("bazel", "makefile"):
+            tree = prepare_tf1_tree(root / f"tree-{flavour}", root / "android")
+            plan = tree_plan("linux-x86_64", flavour, tree, "app_a", header, root / f"out-{flavour}", cache_prefix=prefix)
+            builds[flavour] = TreeBuild(header, execute_plan(plan), plan)
+        yield builds
+    finally:
+        client = docker_client()
+        for volume in client.volumes.list(filters={"name": prefix}):
+            volume.remove(force=True)
+
+
+def _expected(header: Path) -> tuple[set[str], set[str]]:
+    """Kernel classes (spaces dropped) and ops the header selects."""
+    contents = parse_header(header)
+    return {"".join(k.split()) for k in contents.kernel_classes}, set(contents.ops)
+
+
+@pytest.mark.bazel
+def test_bazel_in_the_container_builds_the_tree_selectively(tree_builds):
+    build = tree_builds["bazel"]
+    assert build.plan.image.build_args["BAZEL_VERSION"] == TREE_BAZEL_VERSION
+    bazel_step = next(step for step in build.plan.steps if step.argv[0] == "bazel")
+    assert "--copt=-DSELECTIVE_REGISTRATION" in bazel_step.argv
+    log = build.result.log_path.read_text()
+    assert "Build completed successfully" in log
+    kernels, ops = registered_kernels(build.result.artifacts[0])
+    classes, selected_ops = _expected(build.header)
+    assert {cls for _, cls in kernels} == classes
+    assert ("Relu", "ReluOp<CPUDevice,float>") in kernels
+    assert not any(op in ("Softmax", "Mul", "Sub", "Conv2D") for op, _ in kernels)
+    assert ops == selected_ops
+
+
+@pytest.mark.bazel
+def test_bazel_parsed_the_workspace_with_tfbuilds_android_block(tree_builds):
+    tree = tree_builds["bazel"].plan.mounts[0].source
+    workspace = (tree / "WORKSPACE").read_text()
+    assert "android_sdk_repository(" in workspace and 'path = "/opt/android-sdk"' in workspace
+    assert tree_builds["bazel"].result.artifacts[0].stat().st_size > 0
+
+
+def test_the_makefile_flavour_builds_the_tree_selectively_with_ccache(tree_builds):
+    build = tree_builds["makefile"]
+    log = build.result.log_path.read_text()
+    assert "download dependencies: skipped" in log  # downloads/ was pre-filled
+    assert "ccache g" in log and "-DSELECTIVE_REGISTRATION" in log
+    names = {artifact.name for artifact in build.result.artifacts}
+    assert {"libtensorflow-core.a", "benchmark"} <= names
+    benchmark = next(a for a in build.result.artifacts if a.name == "benchmark")
+    kernels, ops = registered_kernels(benchmark)
+    classes, selected_ops = _expected(build.header)
+    assert {cls for _, cls in kernels} == classes
+    assert ops == selected_ops

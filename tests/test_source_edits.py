@@ -22,6 +22,18 @@ MIN_FILE = f"{treegen.KERNELS_DIR}/reduction_ops_min.cc"
 
 
 @pytest.fixture(scope="session")
+def _index_cache(tmp_path_factory):
+    return tmp_path_factory.mktemp("cache")
+
+
+@pytest.fixture(autouse=True)
+def _private_index_cache(monkeypatch, _index_cache):
+    """Keep the kernel-index cache of these throwaway trees out of the user's ~/.cache (shared
+    by the session: copies of one pristine tree have the same commit)."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(_index_cache))
+
+
+@pytest.fixture(scope="session")
 def _pristine_trees(tmp_path_factory):
     base = tmp_path_factory.mktemp("pristine")
     return {"tf1": treegen.make_tf1_tree(base / "tf1"), "tf2": treegen.make_tf2_tree(base / "tf2")}
@@ -173,7 +185,7 @@ def test_a_stale_work_branch_that_is_not_checked_out_is_refused(tf1_tree, min_mo
 def test_missing_op_definition_file_is_added_too(tf1_tree, min_model, no_git_identity):
     lines = (tf1_tree / treegen.OP_FILES_TXT).read_text().splitlines(keepends=True)
     (tf1_tree / treegen.OP_FILES_TXT).write_text("".join(l for l in lines if "ops/math_ops.cc" not in l))
-    git(tf1_tree, "commit", "-qam", "drop math ops", "--author", "t <t@t>")
+    git(tf1_tree, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qam", "drop math ops")
     outcome = run_edit(EditRequest(source=tf1_tree, flavour="makefile", models=(min_model,), dry_run=True))
     assert set(outcome.plan.edits[0].added) == {MIN_FILE, "tensorflow/core/ops/math_ops.cc"}
 

@@ -4,7 +4,8 @@ models -> analysis (which ops and kernel classes) -> ``ops_to_register.h`` -> th
 compile those kernels (source edits on tfbuild's work branch) and checked (preflight) -> the
 build plan -> its execution -> ``manifest.json``. Each arrow is one library call; this module
 only orders them and carries values between them. ``--dry-run`` stops after the plan: the
-models are analysed and the edits planned (reading only), nothing is written or built.
+models are analysed and the edits planned (reading only); nothing is built, and the only thing
+written is the host build of an op library's sources that analysing its models requires.
 
 An op library has no tree: its sources are first compiled plainly for this machine so that
 TensorFlow can load them and the analysis can find their kernels (a custom op's kernel classes
@@ -55,6 +56,8 @@ def run_build(options: BuildOptions, *, console: Console | None = None) -> Build
     profile = get_target(options.target)
     tree = read_tree_facts(options.source) if options.source is not None else None
     flavour = choose_flavour(options, profile, tree)
+    if not options.dry_run:
+        _check_can_run(profile)
     tensorflow = _installed_tensorflow() if flavour == "ops-library" else None
     op_libraries = _analysis_libraries(options, flavour)
     analysis = _analyze(options, op_libraries)
@@ -70,7 +73,6 @@ def run_build(options: BuildOptions, *, console: Console | None = None) -> Build
             notes.append(_RENAME_NOTE)
         return BuildResult(plan=plan, text=plan_text(plan, notes=notes), notes=tuple(notes), header=header_path)
 
-    _check_can_run(profile, options)
     atomic_write_text(header_path, header_text)
     if tree is not None:
         notes += _edit_and_check(tree, flavour, header_path, options)
@@ -195,7 +197,7 @@ def _rename_protobuf(plan: BuildPlan, tree: TreeFacts, console: Console | None) 
     apply_protobuf_rename(plan_protobuf_rename(tree.root))
 
 
-def _check_can_run(profile: TargetProfile, options: BuildOptions) -> None:
+def _check_can_run(profile: TargetProfile) -> None:
     if "xcode" in profile.requires and (platform.system() != "Darwin" or shutil.which("xcrun") is None):
         raise ToolchainError(
             f"{profile.name} builds with Xcode, which needs macOS; this machine cannot run the build",
@@ -209,4 +211,6 @@ def _tensorflow_record(tree: TreeFacts | None, tensorflow: InstalledTensorFlow |
             version=str(tree.version), commit=git_commit(tree.root), source=str(tree.root), analysis_version=analysis_version
         )
     assert tensorflow is not None
-    return TensorFlowRecord(version=tensorflow.version, commit=None, source=None, analysis_version=analysis_version)
+    return TensorFlowRecord(
+        version=tensorflow.version, commit=tensorflow.git_version, source=None, analysis_version=analysis_version
+    )

@@ -21,9 +21,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import TYPE_CHECKING, Iterable, Sequence
 
 from tfbuild.errors import InputFileError
+
+if TYPE_CHECKING:
+    from tfbuild.header import HeaderContents
+    from tfbuild.kernel_index import KernelIndex
 
 OP_DEFINITION_DIRS = ("tensorflow/core/ops", "tensorflow/contrib")
 KERNELS_DIR = "tensorflow/core/kernels"
@@ -49,7 +53,7 @@ class Needs:
 
     origin: str
     ops: tuple[KernelNeed, ...]
-    header: object | None = None  # tfbuild.header.HeaderContents
+    header: HeaderContents | None = None
 
     def op_names(self) -> tuple[str, ...]:
         return tuple(need.op for need in self.ops)
@@ -90,7 +94,7 @@ def is_cpu(device: str) -> bool:
     return device.upper().removeprefix("DEVICE_") == "CPU"
 
 
-def needs_from_header(path: Path, index) -> Needs:
+def needs_from_header(path: Path, index: KernelIndex) -> Needs:
     """The needs an ops_to_register.h expresses, its kernel classes mapped to ops by the tree.
 
     A header that registers everything has no needs tfbuild can act on and is refused.
@@ -101,14 +105,19 @@ def needs_from_header(path: Path, index) -> Needs:
     if contents.registers_everything:
         raise InputFileError(
             f"{path}: the header registers every op and kernel, so there is nothing to select",
-            hint="generate a selective header with `tfbuild header --model ...`",
+            hint="write a selective header: tfbuild header MODEL -o ops_to_register.h",
         )
     wanted = {squash(k): k for k in contents.kernel_classes}
     by_op: dict[str, list[str]] = {op: [] for op in contents.ops}
     if not contents.op_granularity:
         for registration in index.registrations:
-            if is_cpu(registration.device) and squash(registration.kernel_class) in wanted:
-                by_op.setdefault(registration.op, [])
+            # One class can serve several ops (IdentityOp: Identity, StopGradient, ...); only
+            # the ops the header keeps are needed.
+            if (
+                registration.op in by_op
+                and is_cpu(registration.device)
+                and squash(registration.kernel_class) in wanted
+            ):
                 original = wanted[squash(registration.kernel_class)]
                 if original not in by_op[registration.op]:
                     by_op[registration.op].append(original)
@@ -150,7 +159,7 @@ def _needs_from_ops_lists(loaded) -> tuple[KernelNeed, ...]:
     return tuple(KernelNeed(op, tuple(sorted(found))) for op, found in sorted(classes.items()))
 
 
-def resolve_needs(needs: Needs, index, tree: Path) -> NeededSources:
+def resolve_needs(needs: Needs, index: KernelIndex, tree: Path) -> NeededSources:
     """Map every need to the tree files registering its kernels, their headers, and op files."""
     cpu = [r for r in index.registrations if is_cpu(r.device)]
     resolutions = []

@@ -83,7 +83,7 @@ class OptionSpec:
 
 
 OPTIONS: tuple[OptionSpec, ...] = (
-    OptionSpec("target", "build", "target", ("TFBUILD_TARGET",), "str"),
+    OptionSpec("target", "build", "target", ("TFBUILD_TARGET",), "target"),
     OptionSpec("models", "build", "models", ("TFBUILD_MODELS",), "paths"),
     OptionSpec("source", "build", "source", ("TFBUILD_SOURCE",), "path"),
     OptionSpec("flavour", "build", "flavour", ("TFBUILD_FLAVOUR",), "choice"),
@@ -98,8 +98,8 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec("op_sources", "build", "op_sources", ("TFBUILD_OP_SOURCES",), "paths"),
     OptionSpec("ops_library_name", "build", "ops_library_name", ("TFBUILD_OPS_LIBRARY_NAME",), "name"),
     OptionSpec("extra_cflags", "build", "extra_cflags", ("TFBUILD_EXTRA_CFLAGS",), "words"),
-    OptionSpec("default_ops", "header", "default_ops", ("TFBUILD_DEFAULT_OPS",), "str"),
-    OptionSpec("granularity", "header", "granularity", ("TFBUILD_HEADER_GRANULARITY",), "str"),
+    OptionSpec("default_ops", "header", "default_ops", ("TFBUILD_DEFAULT_OPS",), "default_ops"),
+    OptionSpec("granularity", "header", "granularity", ("TFBUILD_HEADER_GRANULARITY",), "granularity"),
     OptionSpec("sdk", "android", "sdk", ("TFBUILD_ANDROID_SDK", "ANDROID_SDK_HOME", "ANDROID_HOME"), "path"),
     OptionSpec("ndk", "android", "ndk", ("TFBUILD_ANDROID_NDK", "ANDROID_NDK_HOME"), "path"),
     OptionSpec("api_level", "android", "api_level", ("TFBUILD_ANDROID_API_LEVEL",), "int"),
@@ -154,9 +154,9 @@ def _build_options(values: dict[str, Any], *, cwd: Path, config_path: Path | Non
                 "no target given", hint="pass --target (see 'tfbuild targets'), or set [build] target in tfbuild.toml"
             )
         target = ""
-    else:
-        get_target(target)  # unknown names fail here, with a guess
-    header = _header_options(values)
+    header = HeaderOptions(
+        default_ops=values.get("default_ops", DEFAULT_OPS), granularity=values.get("granularity", "kernel")
+    )
     return BuildOptions(
         target=target,
         models=values.get("models", ()),
@@ -183,16 +183,6 @@ def _build_options(values: dict[str, Any], *, cwd: Path, config_path: Path | Non
         ),
         config_file=config_path,
     )
-
-
-def _header_options(values: Mapping[str, Any]) -> HeaderOptions:
-    granularity = values.get("granularity", "kernel")
-    if granularity not in GRANULARITIES:
-        raise ConfigError(
-            f"unknown header granularity '{granularity}'{did_you_mean(granularity, GRANULARITIES)}",
-            hint=f"use one of: {', '.join(GRANULARITIES)}",
-        )
-    return HeaderOptions(default_ops=values.get("default_ops", DEFAULT_OPS), granularity=granularity)
 
 
 def _config_path(explicit: Path | None, environ: Mapping[str, str], cwd: Path) -> Path | None:
@@ -314,6 +304,34 @@ def _as_name(raw: Any, where: str, base: Path) -> str:
     return text
 
 
+def _as_target(raw: Any, where: str, base: Path) -> str:
+    text = _as_str(raw, where, base)
+    try:
+        get_target(text)  # unknown names fail here, with a guess
+    except ConfigError as error:
+        raise ConfigError(f"{where}: {error.message}", hint=error.hint) from None
+    return text
+
+
+def _as_granularity(raw: Any, where: str, base: Path) -> str:
+    text = _as_str(raw, where, base)
+    if text not in GRANULARITIES:
+        raise ConfigError(
+            f"{where}: unknown header granularity '{text}'{did_you_mean(text, GRANULARITIES)}",
+            hint=f"use one of: {', '.join(GRANULARITIES)}",
+        )
+    return text
+
+
+def _as_default_ops(raw: Any, where: str, base: Path) -> str:
+    text = _as_str(raw, where, base)
+    try:
+        HeaderOptions(default_ops=text)  # the header's own parser decides what is valid
+    except ConfigError as error:
+        raise ConfigError(f"{where}: {error.message}", hint=error.hint) from None
+    return text
+
+
 _PARSERS: dict[str, Callable[[Any, str, Path], Any]] = {
     "str": _as_str,
     "path": _as_path,
@@ -324,4 +342,7 @@ _PARSERS: dict[str, Callable[[Any, str, Path], Any]] = {
     "words": _as_words,
     "choice": _as_choice,
     "name": _as_name,
+    "granularity": _as_granularity,
+    "target": _as_target,
+    "default_ops": _as_default_ops,
 }

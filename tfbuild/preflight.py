@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from tfbuild.errors import ConfigError, PreflightError
+from tfbuild.errors import ConfigError, PreflightError, SourceTreeError
 from tfbuild.header import parse_header
 from tfbuild.kernel_needs import (
     is_cpu,
@@ -86,6 +86,7 @@ class PreflightReport:
     checked_ops: tuple[str, ...]
     gaps: tuple[Gap, ...]
     notes: tuple[str, ...]
+    tf_version: str = "unknown"
 
     @property
     def ok(self) -> bool:
@@ -93,14 +94,17 @@ class PreflightReport:
 
     def lines(self) -> list[str]:
         """The report as plain text lines (names come from files: print them as text, not markup)."""
-        head = f"preflight {self.flavour} build of {self.source} for {self.origin}"
-        if self.header is not None:
+        head = f"preflight {self.flavour} build of {self.source} (TF {self.tf_version}) for {self.origin}"
+        if self.header is not None and str(self.header) != self.origin:
             head += f" with {self.header}"
         out = [head + f": {len(self.checked_ops)} ops checked, {len(self.gaps)} gap(s)"]
         for gap in self.gaps:
             out.append(f"  {gap.op}: {gap.device_error}")
             if gap.files:
                 out.append(f"    files: {', '.join(gap.files)}")
+            if gap.kernel_classes:
+                shown = "; ".join(gap.kernel_classes[:3]) + ("; ..." if len(gap.kernel_classes) > 3 else "")
+                out.append(f"    the tree registers: {shown}")
             out.append(f"    fix: {gap.fix}")
         out += [f"  note: {note}" for note in self.notes]
         return out
@@ -119,35 +123,16 @@ def run_preflight(request: PreflightRequest) -> PreflightReport:
     else:
         needs = needs_from_header(request.header, index)
         header = needs.header
-    compiled = compiled_files(root, flavour)
     resolved = resolve_needs(needs, index, root)
     definitions = op_definition_files(root, needs.op_names()) if flavour == "makefile" else {}
-    fix_edit = _edit_command(flavour, request, root)
-
-    gaps: list[Gap] = []
+    gaps = _build_gaps(resolved.resolutions, compiled_files(root, flavour), definitions,
+                       f"run: {_edit_command(flavour, request, root)}", root)
     notes: list[str] = []
-    for resolution in resolved.resolutions:
-        op = resolution.need.op
-        if op in OPS_WITHOUT_KERNEL:
-            continue
-        if not resolution.files:
-            gaps.append(Gap(op, "no-kernel-in-tree", no_kernel_error(op),
-                            f"{root} has no CPU kernel for {op}: build it as a custom op library, "
-                            "or use a TensorFlow tree that has one"))
-            continue
-        if not set(resolution.files) & compiled:
-            gaps.append(Gap(op, "kernel-not-compiled", no_kernel_error(op), f"run: {fix_edit}", resolution.files))
-        op_files = definitions.get(op, ())
-        if op_files and not set(op_files) & compiled:
-            gaps.append(Gap(op, "op-not-compiled", no_op_error(op), f"run: {fix_edit}", op_files))
-        if not resolution.classes_matched and header is None:
-            notes.append(
-                f"{op}: the models name kernel classes {', '.join(resolution.need.kernel_classes)}, "
-                f"the tree registers {', '.join(resolution.tree_classes)}: generate the header "
-                "against this tree so it names the tree's classes"
-            )
-    if header is not None:
+    if header is None:
+        notes += _class_mismatch_notes(resolved.resolutions)
+    else:
         gaps += _header_gaps(header, resolved.resolutions, index, request)
+        notes += _foreign_class_notes(header, index)
     notes += _guard_notes(resolved.resolutions, index)
     return PreflightReport(
         source=root,
@@ -157,6 +142,7 @@ def run_preflight(request: PreflightRequest) -> PreflightReport:
         checked_ops=needs.op_names(),
         gaps=tuple(gaps),
         notes=tuple(notes),
+        tf_version=_tf_version(root),
     )
 
 
@@ -170,18 +156,48 @@ def require_pass(report: PreflightReport) -> None:
                          f"{first.device_error}{more}", hint=first.fix)
 
 
+def _build_gaps(resolutions, compiled: frozenset[str], definitions, fix: str, root: Path) -> list[Gap]:
+    """Needed kernels and op definitions no file the build compiles provides."""
+    gaps: list[Gap] = []
+    for resolution in resolutions:
+        op = resolution.need.op
+        if op in OPS_WITHOUT_KERNEL:
+            continue
+        if not resolution.files:
+            gaps.append(Gap(op, "no-kernel-in-tree", no_kernel_error(op),
+                            f"{root} has no CPU kernel for {op}: build it as a custom op library, "
+                            "or use a TensorFlow tree that has one"))
+            continue
+        if not set(resolution.files) & compiled:
+            gaps.append(Gap(op, "kernel-not-compiled", no_kernel_error(op), fix, resolution.files))
+        op_files = definitions.get(op, ())
+        if op_files and not set(op_files) & compiled:
+            gaps.append(Gap(op, "op-not-compiled", no_op_error(op), fix, op_files))
+    return gaps
+
+
+def _class_mismatch_notes(resolutions) -> list[str]:
+    """Models analysed by another TF version name classes this tree does not register: only
+    a problem once a header is written with those names, so a note when no header is checked."""
+    return [
+        f"{r.need.op}: the models name kernel classes {', '.join(r.need.kernel_classes)}, "
+        f"the tree registers {', '.join(r.tree_classes)}: generate the header against this tree "
+        "so it names the tree's classes"
+        for r in resolutions
+        if not r.classes_matched and r.files
+    ]
+
+
 def _header_gaps(header, resolutions, index, request: PreflightRequest) -> list[Gap]:
     """Ops the header drops, and ops whose tree kernels it names under no class it lists."""
-    from tfbuild.tree_kernels import unregistered_classes  # noqa: PLC0415
-
     if header.registers_everything:
         return []
     regenerate = (
-        f"regenerate the header against this tree (tfbuild header ... --source {request.source}), "
+        "regenerate the header with this tree's kernel class names "
+        f"(tfbuild header MODEL -o {request.header or 'ops_to_register.h'} --source {request.source}), "
         "or write it with --granularity op"
     )
     listed = {squash(k) for k in header.kernel_classes}
-    foreign = tuple(unregistered_classes(tuple(header.kernel_classes), index))
     gaps = []
     for resolution in resolutions:
         op = resolution.need.op
@@ -196,10 +212,24 @@ def _header_gaps(header, resolutions, index, request: PreflightRequest) -> list[
             squash(r.kernel_class) for r in index.registrations if r.op == op and is_cpu(r.device)
         }
         if not tree_classes & listed:
-            why = f" (the header lists classes this tree never registers: {', '.join(foreign)})" if foreign else ""
-            gaps.append(Gap(op, "kernel-not-in-header", no_kernel_error(op), regenerate + why,
+            gaps.append(Gap(op, "kernel-not-in-header", no_kernel_error(op), regenerate,
                             kernel_classes=resolution.tree_classes))
     return gaps
+
+
+def _foreign_class_notes(header, index) -> list[str]:
+    """Header classes the tree never registers: the sign of a header from another TF version."""
+    from tfbuild.tree_kernels import unregistered_classes  # noqa: PLC0415
+
+    if header.registers_everything or header.op_granularity:
+        return []
+    foreign = unregistered_classes(tuple(header.kernel_classes), index)
+    if not foreign:
+        return []
+    return [
+        f"the header lists {len(foreign)} kernel class(es) this tree never registers (made with "
+        f"another TensorFlow version's names?): {'; '.join(foreign)}"
+    ]
 
 
 def _guard_notes(resolutions, index) -> list[str]:
@@ -214,6 +244,15 @@ def _guard_notes(resolutions, index) -> list[str]:
             guards = sorted({r.guard for r in registrations})
             notes.append(f"{resolution.need.op}: every needed kernel is behind {', '.join(guards)}")
     return notes
+
+
+def _tf_version(root: Path) -> str:
+    from tfbuild.tree_facts import read_version  # noqa: PLC0415
+
+    try:
+        return str(read_version(root))
+    except SourceTreeError:
+        return "unknown"
 
 
 def _edit_command(flavour: str, request: PreflightRequest, root: Path) -> str:

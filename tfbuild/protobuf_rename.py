@@ -25,6 +25,8 @@ URLs must keep naming the proto package.
 
 Everything is computed as a :class:`RenamePlan` from the tree's current state, then applied with
 atomic writes; a second run plans nothing, and a run interrupted half-way is finished by the next.
+In a git checkout the rewritten tracked files are committed on tfbuild's work branch (see
+:func:`apply_protobuf_rename`), so the tree stays clean and ``tfbuild edit --revert`` covers them.
 """
 
 from __future__ import annotations
@@ -169,22 +171,59 @@ def plan_protobuf_rename(root: Path) -> RenamePlan:
 
 
 def apply_protobuf_rename(plan: RenamePlan) -> RenamePlan:
-    """Carry out ``plan`` (move, then atomic rewrites, then copies) and return it."""
+    """Carry out ``plan`` (move, then atomic rewrites, then copies) and return it.
+
+    In a git checkout, the rewrites of tracked files (TensorFlow's own sources, the Makefile)
+    are committed on tfbuild's work branch like the other source edits, so the tree stays clean
+    for the next ``tfbuild edit`` and ``tfbuild edit --revert`` undoes them; the downloaded
+    protobuf is not tracked and stays renamed (running the rename again is harmless).
+    """
     root = plan.root
+    for rewrite in plan.rewrites:
+        current = root / (_before_move(rewrite.path, plan.move))
+        if _read(current) != rewrite.old_text:
+            raise SourceTreeError(
+                f"{current}: changed since the rename was planned",
+                hint="run tfbuild protobuf rename again",
+            )
+    tracked = _tracked(root, [rewrite.path for rewrite in plan.rewrites])
+    if tracked:
+        from tfbuild.work_branch import check_can_commit  # noqa: PLC0415
+
+        check_can_commit(root)  # before anything changes, so a refusal leaves the tree as it was
     if plan.move:
         os.rename(root / plan.move[0], root / plan.move[1])
     for rewrite in plan.rewrites:
-        target = root / rewrite.path
-        if _read(target) != rewrite.old_text:
-            raise SourceTreeError(
-                f"{target}: changed since the rename was planned",
-                hint="run tfbuild protobuf rename again",
-            )
-        atomic_write_bytes(target, rewrite.new_text.encode("utf-8", "surrogateescape"))
+        if rewrite.path not in tracked:
+            atomic_write_bytes(root / rewrite.path, rewrite.new_text.encode("utf-8", "surrogateescape"))
     for source, target in plan.copies:
         source_path, target_path = root / source, root / target
         atomic_write_bytes(target_path, source_path.read_bytes(), mode=source_path.stat().st_mode & 0o7777)
+    if tracked:
+        from tfbuild.work_branch import commit_files  # noqa: PLC0415
+
+        commit_files(
+            root,
+            {r.path: (r.old_text, r.new_text) for r in plan.rewrites if r.path in tracked},
+            "tfbuild: rename protobuf to google::protobuf3 (as contrib/makefile/rename_protobuf.sh)",
+        )
     return plan
+
+
+def _before_move(path: str, move: tuple[str, str] | None) -> str:
+    if move and path.startswith(move[1] + "/"):
+        return move[0] + path[len(move[1]) :]
+    return path
+
+
+def _tracked(root: Path, paths: list[str]) -> frozenset[str]:
+    """Which of ``paths`` git tracks in ``root`` (none when it is not a git checkout)."""
+    if not paths or not (root / ".git").exists():
+        return frozenset()
+    import git  # noqa: PLC0415
+
+    listed = git.Repo(root).git.ls_files("-z", "--", *paths)
+    return frozenset(entry for entry in listed.split("\0") if entry)
 
 
 def _rel(root: Path, path: Path) -> str:
@@ -197,7 +236,9 @@ def _read(path: Path) -> str:
 
 def _tree_files(root: Path):
     for directory, subdirs, files in os.walk(root):
-        subdirs[:] = sorted(d for d in subdirs if d not in _SKIP_DIRS and not os.path.islink(os.path.join(directory, d)))
+        subdirs[:] = sorted(
+            d for d in subdirs if d not in _SKIP_DIRS and not os.path.islink(os.path.join(directory, d))
+        )
         for name in sorted(files):
             path = Path(directory, name)
             if not path.is_symlink():
@@ -259,7 +300,10 @@ def _copies(root: Path, move: tuple[str, str] | None, planned: dict[str, str]) -
         if move and relative.startswith(move[0] + "/"):
             relative = move[1] + relative[len(move[0]) :]
         target = "google/" + relative[len(f"{PROTOBUF_SRC}/google/") :]
-        content = planned[relative].encode("utf-8", "surrogateescape") if relative in planned else path.read_bytes()
+        if relative in planned:
+            content = planned[relative].encode("utf-8", "surrogateescape")
+        else:
+            content = path.read_bytes()
         target_path = root / target
         if not target_path.is_file() or target_path.read_bytes() != content:
             out.append((relative, target))

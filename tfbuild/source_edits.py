@@ -19,11 +19,13 @@ import difflib
 import posixpath
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tfbuild.build_files.kernels_build import (
     FAMILIES,
     KERNELS_BUILD,
     KERNELS_PACKAGE,
+    PackageFiles,
     add_kernel_sources,
     entry_for_path,
     mobile_sources,
@@ -33,6 +35,9 @@ from tfbuild.build_files.op_files_list import OP_FILES_LIST, add_op_files, liste
 from tfbuild.errors import ConfigError, SourceTreeError
 from tfbuild.kernel_needs import NeededSources, Needs, needs_from_header, needs_from_models, resolve_needs
 from tfbuild.work_branch import CommitResult, RevertResult, commit_files, revert
+
+if TYPE_CHECKING:
+    from tfbuild.kernel_index import KernelIndex
 
 FLAVOURS = ("makefile", "bazel")
 _COMPILED_SUFFIXES = (".cc", ".c", ".cpp")
@@ -102,7 +107,9 @@ def check_flavour(flavour: str) -> str:
     return flavour
 
 
-def load_needs(header: Path | None, models: tuple[Path, ...], op_libraries: tuple[Path, ...], index) -> Needs:
+def load_needs(
+    header: Path | None, models: tuple[Path, ...], op_libraries: tuple[Path, ...], index: KernelIndex
+) -> Needs:
     """Needs from exactly one of a header or models."""
     if (header is None) == (not models):
         raise ConfigError("give either --header or --model", hint="e.g. --header ops_to_register.h")
@@ -111,7 +118,7 @@ def load_needs(header: Path | None, models: tuple[Path, ...], op_libraries: tupl
     return needs_from_models(models, op_libraries)
 
 
-def kernel_index_for(source: Path, cache_dir: Path | None = None):
+def kernel_index_for(source: Path, cache_dir: Path | None = None) -> KernelIndex:
     from tfbuild.kernel_index import build_kernel_index  # noqa: PLC0415
 
     source = Path(source)
@@ -135,7 +142,7 @@ def run_revert(source: Path) -> RevertResult:
     return revert(Path(source))
 
 
-def plan_edits(root: Path, flavour: str, needs: Needs, index) -> EditPlan:
+def plan_edits(root: Path, flavour: str, needs: Needs, index: KernelIndex) -> EditPlan:
     """The edits ``flavour``'s build files need so the tree compiles what ``needs`` resolve to."""
     root = Path(root)
     sources = resolve_needs(needs, index, root)
@@ -161,9 +168,26 @@ def compiled_files(root: Path, flavour: str) -> frozenset[str]:
     if check_flavour(flavour) == "makefile":
         return frozenset(listed_paths(_read_build_file(root, OP_FILES_LIST, flavour)))
     text = _read_build_file(root, KERNELS_BUILD, flavour)
-    kernels = root / KERNELS_PACKAGE
-    listing = [p.relative_to(kernels).as_posix() for p in kernels.iterdir() if p.is_file()]
-    return mobile_sources(text, detect_family(text, KERNELS_BUILD), package_files=listing)
+    return mobile_sources(
+        text,
+        detect_family(text, KERNELS_BUILD),
+        package_files=_package_listing(root / KERNELS_PACKAGE),
+        load_package=lambda package: _load_package(root, package),
+    )
+
+
+def _package_listing(directory: Path) -> tuple[str, ...]:
+    """File names directly in a package directory (what a non-recursive ``glob`` sees)."""
+    return tuple(sorted(p.name for p in directory.iterdir() if p.is_file())) if directory.is_dir() else ()
+
+
+def _load_package(root: Path, package: str) -> PackageFiles | None:
+    for name in ("BUILD", "BUILD.bazel"):
+        build = root / package / name
+        if build.is_file():
+            text = build.read_bytes().decode("utf-8", "surrogateescape")
+            return PackageFiles(build_text=text, files=_package_listing(root / package))
+    return None
 
 
 def detect_family(text: str, file_name: str) -> str:
@@ -188,7 +212,9 @@ def _read_build_file(root: Path, relative: str, flavour: str) -> str:
             if flavour == "makefile"
             else "is --source the top of a TensorFlow checkout?"
         )
-        raise SourceTreeError(f"{path}: not found, so this tree cannot be built with the {flavour} flavour", hint=hint) from None
+        raise SourceTreeError(
+            f"{path}: not found, so this tree cannot be built with the {flavour} flavour", hint=hint
+        ) from None
 
 
 def _makefile_edits(root: Path, sources: NeededSources) -> tuple[list[FileEdit], list[str]]:
@@ -201,10 +227,11 @@ def _makefile_edits(root: Path, sources: NeededSources) -> tuple[list[FileEdit],
 
 def _bazel_edits(root: Path, sources: NeededSources) -> tuple[list[FileEdit], list[str]]:
     old = _read_build_file(root, KERNELS_BUILD, "bazel")
+    compiled = compiled_files(root, "bazel")  # also through labels into other packages
     notes: list[str] = []
     kernel_sources, headers = [], []
     for path in sources.kernel_files:
-        if not path.endswith(_COMPILED_SUFFIXES) or ".cu." in path:
+        if not path.endswith(_COMPILED_SUFFIXES) or ".cu." in path or path in compiled:
             continue
         entry = _kernels_entry(root, path)
         if entry is None:
@@ -212,6 +239,8 @@ def _bazel_edits(root: Path, sources: NeededSources) -> tuple[list[FileEdit], li
         else:
             kernel_sources.append(entry)
     for path in sources.headers:
+        if path in compiled:
+            continue
         entry = _kernels_entry(root, path)
         if entry is not None and path.endswith((".h", ".hpp")):
             headers.append(entry)
@@ -231,6 +260,10 @@ def _kernels_entry(root: Path, path: str) -> str | None:
     if not path.startswith(KERNELS_PACKAGE + "/"):
         return None
     package = posixpath.dirname(path)
-    while package != KERNELS_PACKAGE and not any((root / package / name).is_file() for name in ("BUILD", "BUILD.bazel")):
+    while package != KERNELS_PACKAGE and not _is_package(root / package):
         package = posixpath.dirname(package)
     return entry_for_path(path, package)
+
+
+def _is_package(directory: Path) -> bool:
+    return (directory / "BUILD").is_file() or (directory / "BUILD.bazel").is_file()

@@ -28,7 +28,10 @@ def load_toml(path: Path) -> dict[str, Any]:
 
 def did_you_mean(word: str, choices: Iterable[str]) -> str:
     """`` (did you mean 'x'?)`` for the closest choice, or an empty string."""
-    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    choices = list(choices)
+    close = difflib.get_close_matches(word, choices, n=1, cutoff=0.6)
+    if not close:  # 'sdk_path' for 'sdk': a known name the word starts with
+        close = [choice for choice in choices if len(choice) >= 3 and word.lower().startswith(choice.lower())][:1]
     return f" (did you mean '{close[0]}'?)" if close else ""
 
 

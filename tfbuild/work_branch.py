@@ -115,9 +115,9 @@ def require_clean(state: CheckoutState, action: str) -> None:
         )
 
 
-def commit_files(root: Path, files: Mapping[str, tuple[str, str]], message: str) -> CommitResult:
-    """Write ``files`` (path -> (expected old text, new text)) atomically and commit them on the
-    work branch. On any failure the files and the branch are put back as they were."""
+def check_can_commit(root: Path) -> CheckoutState:
+    """Raise unless :func:`commit_files` could commit in ``root`` now (clean, work branch
+    checked out or absent); callers check first when they change other files before it."""
     state = checkout_state(root)
     require_clean(state, "edit it")
     if state.work_branch_exists and not state.on_work_branch:
@@ -126,11 +126,20 @@ def commit_files(root: Path, files: Mapping[str, tuple[str, str]], message: str)
             hint=f"check it out to add to it (git checkout {WORK_BRANCH}), or delete it "
             f"(git branch -D {WORK_BRANCH})",
         )
+    return state
+
+
+def commit_files(root: Path, files: Mapping[str, tuple[str, str]], message: str) -> CommitResult:
+    """Write ``files`` (path -> (expected old text, new text)) atomically and commit them on the
+    work branch. On any failure the files and the branch are put back as they were."""
+    state = check_can_commit(root)
     repo = _repo(Path(root))
     base_branch, base_commit = _base_of(repo, state)
     for path, (old, _) in files.items():
         if _read(Path(root) / path) != old:
-            raise SourceTreeError(f"{Path(root) / path}: changed since the edit was planned", hint="run tfbuild again")
+            raise SourceTreeError(
+                f"{Path(root) / path}: changed since the edit was planned", hint="run tfbuild again"
+            )
     created = not state.on_work_branch
     if created:
         repo.git.checkout("-q", "-b", WORK_BRANCH)

@@ -23,10 +23,10 @@ from __future__ import annotations
 import fnmatch
 import posixpath
 from dataclasses import dataclass
-from typing import Iterable, Mapping
+from typing import Callable, Iterable, Mapping
 
 from tfbuild.build_files.filegroups import Filegroup, parse_build, read_filegroups
-from tfbuild.build_files.starlark_lists import apply_insertions, find_list, insertions
+from tfbuild.build_files.starlark_lists import apply_insertions, find_lists, insertions
 from tfbuild.errors import SourceTreeError
 
 KERNELS_PACKAGE = "tensorflow/core/kernels"
@@ -126,55 +126,86 @@ def _looks_like_file(name: str) -> bool:
     return posixpath.splitext(name)[1] in (".cc", ".h", ".c", ".cpp", ".hpp", ".inc")
 
 
+@dataclass(frozen=True)
+class PackageFiles:
+    """What :func:`mobile_sources` may read of a package other than the kernels one."""
+
+    build_text: str
+    files: tuple[str, ...]
+    """File names relative to the package, for its ``glob()`` srcs."""
+
+
 def mobile_sources(
     text: str,
     family: str,
     *,
     package_files: Iterable[str] = (),
     roots: Iterable[str] | None = None,
+    load_package: Callable[[str], PackageFiles | None] | None = None,
     file_name: str = KERNELS_BUILD,
 ) -> frozenset[str]:
     """Repository paths the mobile build compiles from this BUILD file's filegroups.
 
     ``package_files`` (names relative to the kernels package) resolve ``glob()`` srcs such as
-    ``android_all_ops``; ``roots`` defaults to the mobile kernel library's filegroups.
+    ``android_all_ops``; ``roots`` defaults to the mobile kernel library's filegroups. Labels
+    into other packages (TF 2.x moved kernels to ``kernels/image`` and others) are followed
+    through ``load_package(package)``; without it, or when it returns None, they are not.
     """
     names = filegroups_for(family)
-    groups = read_filegroups(text, file_name)
+    packages: dict[str, tuple[dict[str, Filegroup], tuple[str, ...]] | None] = {
+        KERNELS_PACKAGE: (read_filegroups(text, file_name), tuple(package_files)),
+    }
     start = tuple(roots) if roots is not None else names.roots
-    missing = [root for root in start if root not in groups]
+    missing = [root for root in start if root not in packages[KERNELS_PACKAGE][0]]
     if missing:
         raise SourceTreeError(
             f"{file_name}: no filegroup {', '.join(missing)}",
             hint=f"tfbuild expected the {family}_* mobile filegroups; is --flavour right for this tree?",
         )
-    listing = tuple(package_files)
     paths: set[str] = set()
-    seen: set[str] = set()
-    pending = list(start)
+    seen: set[tuple[str, str]] = set()
+    pending = [(KERNELS_PACKAGE, root) for root in start]
     while pending:
-        group = groups.get(pending.pop())
-        if group is None or group.name in seen:
+        package, name = pending.pop()
+        if (package, name) in seen:
             continue
-        seen.add(group.name)
-        for entry in group.entries + _globbed(group, listing):
-            label = _local_label(entry)
-            if label is not None:
-                pending.append(label)
+        seen.add((package, name))
+        if package not in packages:
+            loaded = load_package(package) if load_package else None
+            packages[package] = (
+                (read_filegroups(loaded.build_text, f"{package}/BUILD"), loaded.files) if loaded else None
+            )
+        known = packages[package]
+        group = known[0].get(name) if known else None
+        if group is None:
+            continue
+        for entry in group.entries + _globbed(group, known[1]):
+            if entry.startswith("@"):  # another repository's files are not TensorFlow kernels
                 continue
-            path = path_for_entry(entry)
-            if path is not None:
-                paths.add(path)
+            target = _target_label(entry, package)
+            if target is not None:
+                pending.append(target)
+            else:
+                paths.add(_file_path(entry, package))
     return frozenset(paths)
 
 
-def _local_label(entry: str) -> str | None:
+def _target_label(entry: str, package: str) -> tuple[str, str] | None:
+    """``(package, name)`` of an entry naming a target (not a file), else None."""
     if entry.startswith(":"):
-        return entry[1:]
-    prefix = f"//{KERNELS_PACKAGE}:"
-    if entry.startswith(prefix) and not _looks_like_file(entry[len(prefix) :]):
-        return entry[len(prefix) :]
+        return package, entry[1:]
+    if entry.startswith("//"):
+        other, _, name = entry[2:].partition(":")
+        name = name or posixpath.basename(other)
+        return None if _looks_like_file(name) else (other, name)
     return None
+
+
+def _file_path(entry: str, package: str) -> str:
+    if entry.startswith("//"):
+        other, _, name = entry[2:].partition(":")
+        return f"{other}/{name}"
+    return f"{package}/{entry}"
 
 
 def _globbed(group: Filegroup, listing: tuple[str, ...]) -> tuple[str, ...]:
@@ -209,25 +240,26 @@ def add_kernel_sources(
             f"{file_name}: no filegroup {', '.join(missing)}",
             hint=f"tfbuild edits the {family}_* mobile filegroups; is this the right tree and flavour?",
         )
-    present = {entry for name in names.membership for entry in groups[name].entries}
+    # Compared as files, so "relu_op.cc" and "//tensorflow/core/kernels:relu_op.cc" are one.
+    present = {_identity(entry) for name in names.membership for entry in groups[name].entries}
     wanted_sources = sorted(set(sources))
     wanted_headers = sorted(set(headers))
-    skipped = tuple(sorted({e for e in wanted_sources + wanted_headers if e in present}))
+    skipped = tuple(sorted({e for e in wanted_sources + wanted_headers if _identity(e) in present}))
 
-    spans = {
-        name: find_list(text, function="filegroup", name=name, attribute="srcs", file_name=file_name)
-        for name in (names.group1, names.group2, names.headers)
-    }
+    spans = find_lists(
+        text, function="filegroup", names=(names.group1, names.group2, names.headers),
+        attribute="srcs", file_name=file_name,
+    )
     added: dict[str, list[str]] = {names.group1: [], names.group2: [], names.headers: []}
     sizes = {name: len(spans[name].entries) for name in (names.group1, names.group2)}
     for entry in wanted_sources:
-        if entry in present:
+        if _identity(entry) in present:
             continue
         target = names.group1 if sizes[names.group1] <= sizes[names.group2] else names.group2
         added[target].append(entry)
         sizes[target] += 1
-        present.add(entry)
-    added[names.headers] = [entry for entry in wanted_headers if entry not in present]
+        present.add(_identity(entry))
+    added[names.headers] = [entry for entry in wanted_headers if _identity(entry) not in present]
 
     edits = [edit for name, values in added.items() for edit in insertions(text, spans[name], values)]
     new_text = apply_insertions(text, edits) if edits else text
@@ -235,6 +267,10 @@ def add_kernel_sources(
     if edits:
         _verify(text, new_text, result, file_name)
     return KernelsBuildEdit(text=new_text, added=result, skipped=skipped)
+
+
+def _identity(entry: str) -> str:
+    return path_for_entry(entry) or entry
 
 
 def _verify(old: str, new: str, added: Mapping[str, tuple[str, ...]], file_name: str) -> None:

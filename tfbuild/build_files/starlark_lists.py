@@ -15,6 +15,7 @@ from __future__ import annotations
 import ast
 import bisect
 import io
+import re
 import tokenize
 from dataclasses import dataclass
 from typing import Iterable
@@ -60,10 +61,7 @@ class _Text:
 
     def __init__(self, text: str) -> None:
         self.text = text
-        self.starts = [0]
-        for index, char in enumerate(text):
-            if char == "\n":
-                self.starts.append(index + 1)
+        self.starts = [0] + [match.end() for match in re.finditer("\n", text)]
 
     def offset(self, row: int, col: int) -> int:
         return self.starts[row - 1] + col
@@ -98,12 +96,23 @@ def find_list(text: str, *, function: str, name: str, attribute: str, file_name:
     The attribute may continue after the list (``srcs = [...] + select({...})``); only the list
     literal that starts it is returned.
     """
+    return find_lists(text, function=function, names=(name,), attribute=attribute, file_name=file_name)[name]
+
+
+def find_lists(
+    text: str, *, function: str, names: Iterable[str], attribute: str, file_name: str
+) -> dict[str, ListSpan]:
+    """:func:`find_list` for several targets with one pass of the tokenizer."""
+    wanted = list(dict.fromkeys(names))
     tokens = _tokens(text, file_name)
     lines = _Text(text)
+    positions = {id(token): index for index, token in enumerate(tokens)}
     significant = [t for t in tokens if t.type not in (tokenize.NL, tokenize.COMMENT)]
+    found: dict[str, ListSpan] = {}
     for call_start in _top_level_calls(significant, function):
         call = _call_arguments(significant, call_start)
-        if _keyword_string(call, "name") != name:
+        name = _keyword_string(call, "name")
+        if name not in wanted or name in found:
             continue
         opening = _keyword_value_start(call, attribute)
         row = significant[call_start].start[0]
@@ -114,12 +123,15 @@ def find_list(text: str, *, function: str, name: str, attribute: str, file_name:
             raise _bad(file_name, opening.start[0],
                        f'{attribute} of {function} "{name}" does not start with a list literal',
                        f"tfbuild adds lines to a {attribute} = [ ... ] list; edit this one by hand")
-        return _read_list(tokens, lines, opening, (function, name, attribute), file_name)
-    raise SourceTreeError(
-        f'{file_name}: no {function} named "{name}"',
-        hint="is this the BUILD file of the TensorFlow version you meant? "
-        "tfbuild supports the android_* (TF 1.x-2.3) and portable_* (TF 2.4+) mobile filegroups",
-    )
+        found[name] = _read_list(tokens, positions[id(opening)], lines, (function, name, attribute), file_name)
+    missing = [name for name in wanted if name not in found]
+    if missing:
+        raise SourceTreeError(
+            f'{file_name}: no {function} named "{missing[0]}"',
+            hint="is this the BUILD file of the TensorFlow version you meant? "
+            "tfbuild supports the android_* (TF 1.x-2.3) and portable_* (TF 2.4+) mobile filegroups",
+        )
+    return found
 
 
 def _top_level_calls(tokens: list[tokenize.TokenInfo], function: str) -> Iterable[int]:
@@ -182,11 +194,12 @@ def _keyword_string(call: list[tuple[int, tokenize.TokenInfo]], keyword: str) ->
     return value if isinstance(value, str) else None
 
 
-def _read_list(tokens, lines: _Text, opening, what: tuple[str, str, str], file_name: str) -> ListSpan:
+def _read_list(tokens, start: int, lines: _Text, what: tuple[str, str, str], file_name: str) -> ListSpan:
     function, name, attribute = what
     where = f'{attribute} of {function} "{name}"'
     hint = "format the list one entry per line (buildifier does) and run tfbuild again"
-    index = tokens.index(opening) + 1
+    opening = tokens[start]
+    index = start + 1
     entries: list[ListEntry] = []
     previous_comment_rows: list[int] = []
     pending: tokenize.TokenInfo | None = None
@@ -224,7 +237,8 @@ def _read_list(tokens, lines: _Text, opening, what: tuple[str, str, str], file_n
             "add the files by hand, or make the list plain strings",
         )
     rows = [opening.start[0], closing.start[0]] + [entry.row for entry in entries]
-    if len(set(rows)) != len(rows) or lines.text[lines.line_start(closing.start[0]) : lines.offset(*closing.start)].strip():
+    before_bracket = lines.text[lines.line_start(closing.start[0]) : lines.offset(*closing.start)]
+    if len(set(rows)) != len(rows) or before_bracket.strip():
         raise _bad(file_name, opening.start[0], f"{where} is not written one entry per line", hint)
     return ListSpan(
         function=function,

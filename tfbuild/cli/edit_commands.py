@@ -56,7 +56,9 @@ def edit(
     _flavour(flavour)
     if revert:
         if header or model or dry_run:
-            raise ConfigError("--revert takes no --header, --model or --dry-run", hint="run: tfbuild edit FLAVOUR --revert")
+            raise ConfigError(
+                "--revert takes no --header, --model or --dry-run", hint="run: tfbuild edit FLAVOUR --revert"
+            )
         result = run_revert(source)
         if result.reverted:
             out.print(Text(f"reverted {result.removed_commits} tfbuild commit(s): back on {result.restored} "
@@ -93,7 +95,9 @@ def edit(
 def check(
     flavour: str = typer.Option(..., "--flavour", help="makefile or bazel: the build to check."),
     model: Optional[List[Path]] = typer.Option(None, "--model", help=_MODEL_HELP),
-    header: Optional[Path] = typer.Option(None, "--header", help=_HEADER_HELP + " Checked to list what the models need."),
+    header: Optional[Path] = typer.Option(
+        None, "--header", help=_HEADER_HELP + " Checked to list what the models need."
+    ),
     op_library: Optional[List[Path]] = typer.Option(None, "--op-library", help=_OP_LIBRARY_HELP),
     source: Path = typer.Option(Path("."), "--source", help=_SOURCE_HELP),
 ) -> None:
@@ -117,7 +121,9 @@ def check(
 
 @protobuf_app.command("rename")
 def protobuf_rename(
-    source: Path = typer.Option(Path("."), "--source", help="The TensorFlow checkout, after download_dependencies.sh."),
+    source: Path = typer.Option(
+        Path("."), "--source", help="The TensorFlow checkout, after download_dependencies.sh."
+    ),
     dry_run: bool = typer.Option(False, "--dry-run", help="List what would change; change nothing."),
 ) -> None:
     """Move TensorFlow's protobuf to google::protobuf3 so it links next to an app's own protobuf."""

@@ -1,5 +1,98 @@
-"""CLI commands for the source step; filled in by its issue."""
+"""``tfbuild source`` and ``tfbuild kernels``: getting a TensorFlow tree and asking what it is
+and which files hold an op's CPU kernels.
+
+Each command parses its options into a typed value and calls one library function
+(:func:`tfbuild.checkout.prepare_source`, :func:`tfbuild.kernel_index.build_kernel_index` with
+:func:`~tfbuild.kernel_index.describe_ops`). Text read from the tree (paths, op and class
+names) is printed as plain text, never as Rich markup.
+"""
 
 from __future__ import annotations
 
-from tfbuild.cli import app  # noqa: F401
+import json
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+from rich.console import Console
+from rich.text import Text
+
+from tfbuild.cli import app
+from tfbuild.errors import SourceTreeError
+
+_SOURCE_HELP = "The TensorFlow source tree (default: the current directory)."
+
+
+def _out() -> Console:
+    return Console(highlight=False, soft_wrap=True)
+
+
+@app.command("source")
+def source(
+    origin: Optional[str] = typer.Argument(None, help="Clone or fetch this URL or path first (else report on --source)."),
+    ref: Optional[str] = typer.Option(None, "--ref", help="Tag, branch or commit to check out (default: the origin's default branch)."),
+    workdir: Optional[Path] = typer.Option(None, "--workdir", help="Where the clone lives (default: ./<name of the origin>); reused if it holds one."),
+    allow_dirty: bool = typer.Option(False, "--allow-dirty", help="Check out even if tracked files have uncommitted changes."),
+    source_dir: Path = typer.Option(Path("."), "--source", help=_SOURCE_HELP),
+    as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
+) -> None:
+    """Check out a TensorFlow tree (with ORIGIN) and report its version, Bazel, flavours and commit."""
+    from tfbuild.checkout import SourceRequest, prepare_source  # noqa: PLC0415
+
+    info = prepare_source(SourceRequest(origin=origin, ref=ref, workdir=workdir,
+                                        allow_dirty=allow_dirty, source=source_dir))
+    out = _out()
+    if as_json:
+        out.print(Text(json.dumps(info.to_json(), indent=2)))
+        return
+    commit = "not a git checkout" if info.commit is None else info.commit + (" (uncommitted changes)" if info.dirty else "")
+    family = f"{info.filegroup_family}_* in tensorflow/core/kernels/BUILD" if info.filegroup_family else "none found"
+    rows = [
+        ("TensorFlow", info.tf_version),
+        ("Bazel", f"{info.bazel_version or 'unknown'} ({info.bazel_version_source})"),
+        ("Flavours", ", ".join(info.flavours) or "none (no contrib Makefile, no Bazel kernels BUILD)"),
+        ("Mobile filegroups", family),
+        ("Commit", commit),
+    ]
+    out.print(Text(f"TensorFlow source tree {info.root}"))
+    for label, value in rows:
+        out.print(Text(f"  {label:<18} {value}"))
+
+
+@app.command("kernels")
+def kernels(
+    ops: List[str] = typer.Argument(..., help="Op names, e.g. Conv2D MatMul."),
+    source_dir: Path = typer.Option(Path("."), "--source", help=_SOURCE_HELP),
+    as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
+) -> None:
+    """Which .cc files of the tree register each op's CPU kernels, the headers they include, and
+    the kernel class strings. Exits non-zero if an op has no CPU kernel in the tree."""
+    from tfbuild.kernel_index import build_kernel_index, describe_ops  # noqa: PLC0415
+
+    index = build_kernel_index(source_dir)
+    described = describe_ops(index, ops)
+    out = _out()
+    if as_json:
+        report = {
+            "source": str(source_dir.resolve()),
+            "commit": index.tree_commit,
+            "ops": [{"op": d.op, "registered": d.registered, "files": list(d.files), "headers": list(d.headers),
+                     "kernel_classes": list(d.kernel_classes), "guards": list(d.guards)} for d in described],
+        }
+        out.print(Text(json.dumps(report, indent=2)))
+    else:
+        for entry in described:
+            out.print(Text(entry.op))
+            if not entry.registered:
+                out.print(Text("  not registered by any CPU kernel in this tree"))
+                continue
+            for label, values in (("files", entry.files), ("headers", entry.headers),
+                                  ("classes", entry.kernel_classes), ("guards", entry.guards)):
+                for position, value in enumerate(values):
+                    out.print(Text(f"  {label if position == 0 else '':<8} {value}"))
+    missing = [d.op for d in described if not d.registered]
+    if missing:
+        raise SourceTreeError(
+            f"{source_dir}: no CPU kernel registered for {', '.join(missing)}",
+            hint="check the op names (tfbuild analyze lists a model's ops), or use a tree that has these kernels",
+        )

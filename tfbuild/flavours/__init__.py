@@ -46,6 +46,7 @@ class InstalledTensorFlow:
     version: str
     compile_flags: tuple[str, ...]
     link_flags: tuple[str, ...]
+    git_version: str | None = None  # tf.version.GIT_VERSION, e.g. "v2.21.0-rc1-5-ga481b10260d"
 
 
 @dataclass(frozen=True)
@@ -83,12 +84,6 @@ class BuildLayout:
     @property
     def header(self) -> PurePosixPath:
         return self.header_dir / HEADER_NAME
-
-    def host_to_build(self, host: Path, mapping: Mapping[Path, PurePosixPath]) -> PurePosixPath:
-        for host_dir, build_dir in mapping.items():
-            if host == host_dir or host_dir in host.parents:
-                return build_dir / host.relative_to(host_dir).as_posix()
-        return PurePosixPath(host.as_posix())
 
 
 def plan_build(
@@ -177,7 +172,8 @@ def container_layout(
         src = CONTAINER_SRC
         mounts.append(Mount(target=CONTAINER_SRC, source=tree.root))
     mounts.append(Mount(target=CONTAINER_OUT, source=options.output_dir))
-    mounts.append(Mount(target=CONTAINER_HEADER, source=request.header_path.parent, read_only=True))
+    if request.flavour != "bazel":  # Bazel reads the header from inside the tree
+        mounts.append(Mount(target=CONTAINER_HEADER, source=request.header_path.parent, read_only=True))
     ndk = sdk = None
     if "ndk" in profile.requires:
         ndk = CONTAINER_NDK

@@ -102,4 +102,5 @@ def installed_tensorflow() -> InstalledTensorFlow:
         version=tf.__version__,
         compile_flags=flags.compile_flags,
         link_flags=flags.link_flags,
+        git_version=tf.version.GIT_VERSION,
     )

@@ -40,6 +40,9 @@ class KernelDefBuilder {
   KernelDefBuilder& TypeConstraint(const char* attr_name) {
     return *this;
   }
+  KernelDefBuilder& TypeConstraint(const char* attr_name, DataType allowed) {
+    return *this;
+  }
   KernelDefBuilder& HostMemory(const char* arg_name) { return *this; }
   KernelDefBuilder& Label(const char* label) {
     def_.label = label;

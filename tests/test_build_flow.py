@@ -1,0 +1,220 @@
+"""``tfbuild build`` end to end: models -> header -> plan -> execution -> manifest.
+
+The op-library flavour needs no TensorFlow tree, so it runs here for real: on this machine
+(--local) and in the linux toolchain container (a Pi cross build). TensorFlow is the oracle: the
+library it loads registers the ops the model uses and not the one it does not.
+
+The real builds run the CLI in a subprocess, as a user would: analysing an op library's models
+loads that library into TensorFlow, whose op registry is per process, so two builds of the same
+ops in one process would see each other's registrations.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from android_dirs import make_ndk
+from treegen import make_tf1_tree
+
+from tfbuild.build import run_build
+from tfbuild.errors import ToolchainError
+from tfbuild.options import resolve_build_options
+from tfbuild.resources import examples_dir
+
+EXAMPLE = examples_dir() / "custom_ops"
+SOURCES = tuple(str(path) for path in sorted(EXAMPLE.glob("*.cc")))
+MODEL = str(EXAMPLE / "model.pbtxt")
+USED_OP, UNUSED_OP = "ExampleScale", "ExampleSquare"  # the model uses the first, not the second
+
+PROBE = """
+import sys
+import tensorflow as tf
+from tensorflow.python.framework import op_def_registry
+tf.load_op_library(sys.argv[1])
+print(op_def_registry.get(sys.argv[2]) is not None, op_def_registry.get(sys.argv[3]) is not None)
+"""
+
+
+def tfbuild(*argv: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "tfbuild", *argv], capture_output=True, text=True)
+
+
+def op_args(*more: str) -> list[str]:
+    args = ["--model", MODEL, "--jobs", "2", *more]
+    for source in SOURCES:
+        args += ["--op-source", source]
+    return args
+
+
+def options(tmp_path: Path, **cli):
+    return resolve_build_options(
+        {"jobs": 2, "output_dir": str(tmp_path / "out"), **cli}, environ={}, cwd=tmp_path
+    )
+
+
+def sha(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_ios_build_is_refused_before_anything_runs(tmp_path):
+    tree = make_tf1_tree(tmp_path / "tf1")
+    build = options(tmp_path, target="ios-arm64", source=str(tree), models=[str(tmp_path / "model.pb")])
+    with pytest.raises(ToolchainError, match="needs macOS") as caught:
+        run_build(build)
+    assert "--dry-run" in caught.value.hint
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.tensorflow
+@pytest.mark.compiler
+def test_dry_run_prints_the_plan_and_builds_nothing(tmp_path):
+    ndk = make_ndk(tmp_path / "ndk", revision="21.4.7075529")
+    out = tmp_path / "out"
+    done = tfbuild("build", "--target", "android-arm64", "--ndk", str(ndk), "--dry-run", "--out", str(out), *op_args())
+    assert done.returncode == 0, done.stderr[-2000:]
+    text = done.stdout
+    assert text.startswith("Build plan: android-arm64 (ops-library)")
+    assert "/opt/android-ndk/toolchains/llvm/prebuilt/linux-x86_64/bin/aarch64-linux-android21-clang++" in text
+    assert f"/opt/android-ndk <- {ndk} (read-only)" in text
+    assert not (out / "header").exists() and not (out / "manifest.json").exists()
+    assert not list(out.glob("libtfbuild_ops*"))
+
+
+@pytest.mark.tensorflow
+@pytest.mark.compiler
+def test_local_op_library_build_keeps_what_the_model_uses(tmp_path):
+    out = tmp_path / "out"
+    done = tfbuild("build", "--target", "linux-x86_64", "--local", "--out", str(out), *op_args())
+    assert done.returncode == 0, done.stderr[-2000:]
+    library = out / "libtfbuild_ops.so"
+    header = out / "header" / "ops_to_register.h"
+    assert f"manifest: {out / 'manifest.json'}" in done.stdout
+    assert USED_OP in header.read_text() and UNUSED_OP not in header.read_text()
+
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["target"] == "linux-x86_64" and manifest["flavour"] == "ops-library"
+    assert manifest["toolchain"] is None  # --local
+    assert manifest["artifacts"][0]["sha256"] == sha(library) and manifest["artifacts"][0]["size"] == library.stat().st_size
+    assert manifest["header"]["sha256"] == sha(header)
+    assert manifest["models"][0]["sha256"] == sha(Path(MODEL))
+    import tensorflow as tf
+
+    assert manifest["tensorflow"]["version"] == tf.__version__
+
+    probe = subprocess.run(
+        [sys.executable, "-c", PROBE, str(library), USED_OP, UNUSED_OP], capture_output=True, text=True
+    )
+    assert probe.returncode == 0, probe.stderr[-2000:]
+    assert probe.stdout.split()[-2:] == ["True", "False"]
+
+
+def elf_machines(archive: Path, workdir: Path) -> set[int]:
+    """e_machine of every object in an ar archive (40 = ARM), read from the ELF headers."""
+    subprocess.run(["ar", "x", str(archive)], cwd=workdir, check=True)
+    machines = set()
+    for member in workdir.glob("*.o"):
+        data = member.read_bytes()
+        assert data[:4] == b"\x7fELF"
+        machines.add(int.from_bytes(data[18:20], "little"))
+    return machines
+
+
+@pytest.mark.docker
+@pytest.mark.tensorflow
+@pytest.mark.compiler
+def test_container_cross_build_for_the_pi(tmp_path):
+    out = tmp_path / "out"
+    done = tfbuild("build", "--target", "pi-armv7", "--out", str(out), *op_args())
+    assert done.returncode == 0, done.stderr[-2000:]
+    archive = out / "libtfbuild_ops.a"
+    assert archive.stat().st_uid == os.getuid()  # the container ran as the calling user
+    extracted = tmp_path / "members"
+    extracted.mkdir()
+    assert elf_machines(archive, extracted) == {40}  # EM_ARM
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["toolchain"]["image_tag"].startswith("tfbuild-toolchain:linux-")
+    assert manifest["toolchain"]["image_id"].startswith("sha256:")
+    assert manifest["artifacts"][0]["sha256"] == sha(archive)
+
+
+# The generated tree's protobuf and nsync scripts are stubs (its stand-in framework needs
+# neither); these leave an empty archive where the real scripts install theirs, so the build's
+# artifact list can be collected as on a real tree.
+STUB_PROTOBUF = """#!/bin/bash -e
+mkdir -p tensorflow/contrib/makefile/gen/protobuf/lib
+ar rcs tensorflow/contrib/makefile/gen/protobuf/lib/libprotobuf.a
+"""
+STUB_NSYNC = """#!/bin/bash -e
+mkdir -p tensorflow/contrib/makefile/downloads/nsync/builds/default.linux.c++11
+ar rcs tensorflow/contrib/makefile/downloads/nsync/builds/default.linux.c++11/nsync.a
+echo tensorflow/contrib/makefile/downloads/nsync/builds/default.linux.c++11/nsync.a
+"""
+OPS_LIST = [["Const", "ConstantOp"], ["Relu", "ReluOp<CPUDevice, float>"], ["Add", "BinaryOp<CPUDevice, functor::add<float>>"]]
+
+
+@pytest.mark.tensorflow
+@pytest.mark.compiler
+@pytest.mark.parametrize("where", ["--local", pytest.param("--no-local", marks=pytest.mark.docker)])
+def test_makefile_build_registers_only_the_selected_kernels(tmp_path, where):
+    tree = make_tf1_tree(tmp_path / "tf1")
+    scripts = tree / "tensorflow/contrib/makefile"
+    for name, text in (("compile_linux_protobuf.sh", STUB_PROTOBUF), ("compile_nsync.sh", STUB_NSYNC)):
+        (scripts / name).write_text(text)
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qam", "stubs"], cwd=tree, check=True)
+    model = tmp_path / "ops.json"
+    model.write_text(json.dumps(OPS_LIST))
+    out = tmp_path / "out"
+    argv = ("build", "--target", "linux-x86_64", "--source", str(tree), "--model", str(model), where,
+            "--out", str(out), "--jobs", "2", "--default-ops", "NoOp:NoOp")
+    done = tfbuild(*argv)
+    assert done.returncode == 0, done.stderr[-3000:]
+
+    listing = subprocess.run([str(out / "benchmark")], capture_output=True, text=True, check=True).stdout
+    kernels = {tuple(line.split("\t")[1:]) for line in listing.splitlines() if line.startswith("kernel\t")}
+    cpu = {(op, cls) for op, device, cls in kernels if device == "CPU"}
+    assert cpu == {("Const", "ConstantOp"), ("Relu", "ReluOp<CPUDevice, float>"), ("NoOp", "NoOp"),
+                   ("Add", "BinaryOp<CPUDevice, functor::add<float>>"),
+                   ("AddV2", "BinaryOp<CPUDevice, functor::add<float>>")}  # AddV2 shares Add's class
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert {a["name"] for a in manifest["artifacts"]} == {"libtensorflow-core.a", "libprotobuf.a", "libnsync.a", "benchmark"}
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=tree, capture_output=True, text=True).stdout.strip()
+    assert manifest["tensorflow"] == {**manifest["tensorflow"], "version": "1.13.0", "commit": head, "source": str(tree)}
+
+    if where == "--no-local":  # compiled in the container, through the ccache volume
+        assert "ccache gcc" in (out / "linux-x86_64.build.log").read_text()
+        assert manifest["toolchain"]["image_tag"].startswith("tfbuild-toolchain:linux-")
+
+    again = tfbuild(*argv)  # the first build left the tree's tracked files clean: a rebuild is allowed
+    assert again.returncode == 0, again.stderr[-3000:]
+
+
+def test_the_android_workspace_block_is_committed_on_the_work_branch(tmp_path):
+    """A Bazel Android build's WORKSPACE block is an edit like the BUILD-file ones: committed on
+    tfbuild's work branch, so the tree stays clean for the next build and reverts with them."""
+    from android_dirs import make_sdk
+
+    from tfbuild.build import _commit_workspace
+    from tfbuild.flavours import plan_build
+    from tfbuild.tree_facts import read_tree_facts
+    from tfbuild.work_branch import WORK_BRANCH, checkout_state
+
+    tree = make_tf1_tree(tmp_path / "tf1")
+    build = options(
+        tmp_path, target="android-arm64", flavour="bazel", source=str(tree),
+        ndk=str(make_ndk(tmp_path / "ndk", revision="17.2.4988734")), sdk=str(make_sdk(tmp_path / "sdk")),
+    )
+    facts = read_tree_facts(tree)
+    plan = plan_build(build, header_text="// header\n", tree=facts)
+    _commit_workspace(plan, facts)
+    state = checkout_state(tree)
+    assert state.branch == WORK_BRANCH and state.dirty_files == ()
+    assert 'path = "/opt/android-sdk"' in (tree / "WORKSPACE").read_text()
+    _commit_workspace(plan_build(build, header_text="// header\n", tree=read_tree_facts(tree)), facts)
+    log = subprocess.run(["git", "log", "--format=%s", WORK_BRANCH], cwd=tree, capture_output=True, text=True).stdout
+    assert log.count("tfbuild: Android SDK/NDK repositories") == 1  # the second plan changed nothing

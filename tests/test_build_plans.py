@@ -1,0 +1,247 @@
+"""Build plans as data: golden dry-run texts for every target x flavour (Android and iOS cannot
+build here; their plans are what can be checked), and the properties every plan must have.
+
+Golden files are tests/golden/plans/<target>-<flavour>[-<variant>].txt; machine-specific parts
+(temporary paths, the tree's cache id, image digests, the TensorFlow wheel's location) are
+replaced before comparing. ``TFBUILD_UPDATE_GOLDEN=1`` rewrites them; review the diff.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+from dataclasses import replace
+from pathlib import Path, PurePosixPath
+
+import pytest
+from android_dirs import make_ndk, make_sdk
+from treegen import make_tf1_tree, make_tf2_tree
+
+from tfbuild.build_plan import Step
+from tfbuild.errors import ConfigError, SourceTreeError
+from tfbuild.flavours import choose_flavour, plan_build
+from tfbuild.flavours.makefile import DOWNLOAD_STEP, dependencies_only
+from tfbuild.options import resolve_build_options
+from tfbuild.plan_text import normalize, plan_text
+from tfbuild.resources import examples_dir
+from tfbuild.targets import get_target, load_targets
+from tfbuild.tree_facts import read_tree_facts
+from tfbuild.workspace import BEGIN_MARKER
+
+GOLDEN_DIR = Path(__file__).parent / "golden" / "plans"
+REPO = Path(__file__).resolve().parent.parent
+HEADER = "// ops_to_register.h (test fixture)\n#define SHOULD_REGISTER_OP(op) true\n"
+NDK_R17 = "17.2.4988734"
+TREE_CASES = [
+    (name, flavour)
+    for name, profile in load_targets().items()
+    for flavour in profile.flavours
+    if flavour != "ops-library"
+]
+OPS_CASES = [(name, "ops-library") for name, profile in load_targets().items() if profile.ops_library]
+VARIANTS = [("android-arm64", "bazel", "tf2"), ("linux-x86_64", "bazel", "tf2")]
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory):
+    """Trees, SDK and NDK at fixed places under one temporary root."""
+    root = tmp_path_factory.mktemp("plans")
+    make_tf1_tree(root / "tf1")
+    make_tf2_tree(root / "tf2", version=(2, 6, 0))
+    make_ndk(root / "ndk", revision=NDK_R17)
+    make_sdk(root / "sdk")
+    return root
+
+
+def options_for(world: Path, target: str, flavour: str, tree: str | None = "tf1", **cli):
+    given = {
+        "target": target,
+        "flavour": flavour,
+        "output_dir": str(world / "out" / target),
+        "jobs": 2,
+        **cli,
+    }
+    if tree is not None:
+        given["source"] = str(world / tree)
+    if get_target(target).platform == "android":
+        given.setdefault("ndk", str(world / "ndk"))
+        given.setdefault("sdk", str(world / "sdk"))
+    return resolve_build_options(given, environ={}, cwd=world)
+
+
+def plan_for(world: Path, target: str, flavour: str, tree: str = "tf1", **cli):
+    options = options_for(world, target, flavour, tree, **cli)
+    return plan_build(options, header_text=HEADER, tree=read_tree_facts(world / tree))
+
+
+def check_golden(name: str, text: str, replacements: dict[str, str]) -> None:
+    text = normalize(text, replacements)
+    path = GOLDEN_DIR / f"{name}.txt"
+    if os.environ.get("TFBUILD_UPDATE_GOLDEN") == "1":
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+        return
+    assert path.is_file(), f"no golden file {path}; run with TFBUILD_UPDATE_GOLDEN=1 and review it"
+    assert text == path.read_text(), f"{path} differs; if intended, regenerate with TFBUILD_UPDATE_GOLDEN=1"
+
+
+def replacements(world: Path, *trees: str) -> dict[str, str]:
+    found = {str(world): "<tmp>", str(REPO): "<repo>"}
+    for tree in trees:
+        found[read_tree_facts(world / tree).tree_id] = f"<{tree}-id>"
+    return found
+
+
+@pytest.mark.parametrize("target, flavour", TREE_CASES, ids=[f"{t}-{f}" for t, f in TREE_CASES])
+def test_golden_tree_plan(world, target, flavour):
+    plan = plan_for(world, target, flavour)
+    check_golden(f"{target}-{flavour}", plan_text(plan), replacements(world, "tf1"))
+
+
+@pytest.mark.parametrize("target, flavour, tree", VARIANTS, ids=[f"{t}-{f}-{v}" for t, f, v in VARIANTS])
+def test_golden_tf2_plan(world, target, flavour, tree):
+    plan = plan_for(world, target, flavour, tree)
+    check_golden(f"{target}-{flavour}-{tree}", plan_text(plan), replacements(world, tree))
+
+
+@pytest.mark.tensorflow
+@pytest.mark.parametrize("target, flavour", OPS_CASES, ids=[f"{t}-{f}" for t, f in OPS_CASES])
+def test_golden_ops_library_plan(world, target, flavour):
+    from tfbuild.flavours.ops_library import installed_tensorflow
+
+    tensorflow = installed_tensorflow()
+    sources = tuple(str(path) for path in sorted((examples_dir() / "custom_ops").glob("*.cc")))
+    options = options_for(world, target, flavour, tree=None, op_sources=sources)
+    plan = plan_build(options, header_text=HEADER, tensorflow=tensorflow)
+    found = {**replacements(world), str(tensorflow.package_dir): "<tensorflow>"}
+    check_golden(f"{target}-{flavour}", plan_text(plan), found)
+
+
+def test_golden_files_match_the_cases():
+    expected = {f"{t}-{f}" for t, f in TREE_CASES + OPS_CASES} | {f"{t}-{f}-{v}" for t, f, v in VARIANTS}
+    assert {path.stem for path in GOLDEN_DIR.glob("*.txt")} == expected
+
+
+# -- properties of the plans -----------------------------------------------------------------
+
+
+def test_makefile_plan_is_selective_and_mounts_the_header_read_only(world):
+    plan = plan_for(world, "pi-armv7", "makefile")
+    make = plan.steps[-1]
+    assert make.argv[:3] == ("make", "-f", "tensorflow/contrib/makefile/Makefile") and "-j2" in make.argv
+    optflags = next(arg for arg in make.argv if arg.startswith("OPTFLAGS="))
+    assert "-DSELECTIVE_REGISTRATION" in optflags and "-I/tfbuild/header" in optflags
+    assert "-mfpu=neon-vfpv4" in optflags
+    header_mount = next(m for m in plan.mounts if m.target == PurePosixPath("/tfbuild/header"))
+    assert header_mount.read_only and header_mount.source == world / "out" / "pi-armv7" / "header"
+    (header_file,) = plan.generated_files
+    assert header_file.path == header_mount.source / "ops_to_register.h" and header_file.content == HEADER
+    assert next(m for m in plan.mounts if m.target == PurePosixPath("/src")).source == world / "tf1"
+    assert [a.name for a in plan.artifacts][:2] == ["libtensorflow-core.a", "libprotobuf.a"]
+
+
+def test_downloads_are_skipped_when_present_and_fetched_alone_for_the_rename(world):
+    plan = plan_for(world, "linux-x86_64", "makefile")
+    download = plan.steps[0]
+    assert download.name == DOWNLOAD_STEP
+    assert download.skip_if_exists == PurePosixPath("/src/tensorflow/contrib/makefile/downloads")
+    only = dependencies_only(plan)
+    assert only.steps == (download,) and only.artifacts == () and only.mounts == plan.mounts
+
+
+def test_every_step_is_an_argv_with_an_absolute_workdir(world):
+    for target, flavour in TREE_CASES:
+        for step in plan_for(world, target, flavour).steps:
+            assert isinstance(step, Step) and step.argv and all(isinstance(a, str) for a in step.argv)
+            assert PurePosixPath(step.workdir).is_absolute()
+
+
+def test_bazel_plan_puts_the_header_where_tensorflow_includes_it(world):
+    plan = plan_for(world, "android-arm64", "bazel")
+    paths = {file.path: file.content for file in plan.generated_files}
+    assert paths[world / "tf1/tensorflow/core/framework/ops_to_register.h"] == HEADER
+    workspace = paths[world / "tf1/WORKSPACE"]
+    ast.parse(workspace)
+    assert BEGIN_MARKER in workspace and 'path = "/opt/android-ndk"' in workspace  # the container's view
+    build = next(step for step in plan.steps if step.argv[0] == "bazel")
+    assert "--copt=-DSELECTIVE_REGISTRATION" in build.argv and "--copt=-DSUPPORT_SELECTIVE_REGISTRATION" in build.argv
+    assert "--fat_apk_cpu=arm64-v8a" in build.argv  # what --config=android_arm64 stands for
+    assert "//tensorflow/contrib/android:libtensorflow_inference.so" in build.argv
+    assert "--output_user_root=/cache/bazel" in build.argv
+    assert plan.image.build_args["BAZEL_VERSION"] == "0.19.2"
+
+
+def test_bazel_uses_the_trees_config_when_its_bazelrc_defines_it(world, tmp_path):
+    tree = make_tf2_tree(tmp_path / "tf2rc", version=(2, 6, 0))
+    (tree / ".bazelrc").write_text("build:android --crosstool_top=//external:android/crosstool\n"
+                                   "build:android_arm64 --config=android\n")
+    options = options_for(world, "android-arm64", "bazel", tree=None, source=str(tree))
+    plan = plan_build(options, header_text=HEADER, tree=read_tree_facts(tree))
+    build = next(step for step in plan.steps if step.argv[0] == "bazel")
+    assert "--config=android_arm64" in build.argv and "--fat_apk_cpu=arm64-v8a" not in build.argv
+    assert "//tensorflow/tools/android/inference_interface:android_tensorflow_inference_java.aar" in build.argv
+    assert plan.image.build_args["BAZEL_VERSION"] == "3.7.2"  # the tree's .bazelversion
+
+
+def test_cache_volumes_are_shared_per_target_and_tree(world, tmp_path):
+    other_tree = make_tf1_tree(tmp_path / "other")
+
+    def volumes(plan):
+        return {m.target: m.volume for m in plan.mounts if m.volume}
+
+    first = volumes(plan_for(world, "android-arm64", "bazel"))
+    again = volumes(plan_for(world, "android-arm64", "bazel"))
+    assert first == again
+    options = options_for(world, "android-arm64", "bazel", tree=None, source=str(other_tree))
+    other = volumes(plan_build(options, header_text=HEADER, tree=read_tree_facts(other_tree)))
+    assert other[PurePosixPath("/cache/bazel")] != first[PurePosixPath("/cache/bazel")]
+    ccache = volumes(plan_for(world, "pi-armv7", "makefile"))[PurePosixPath("/cache/ccache")]
+    assert ccache == "tfbuild-ccache-pi-armv7"
+
+
+def test_local_plans_use_host_paths_and_no_container(world):
+    plan = plan_for(world, "linux-x86_64", "makefile", local=True)
+    assert plan.image is None and plan.mounts == ()
+    assert plan.steps[-1].workdir == PurePosixPath(world / "tf1")
+    optflags = next(arg for arg in plan.steps[-1].argv if arg.startswith("OPTFLAGS="))
+    assert f"-I{world / 'out/linux-x86_64/header'}" in optflags.split()
+    assert not any(arg.startswith("CC_PREFIX=") for arg in plan.steps[-1].argv)  # no ccache volume here
+
+
+def test_ios_plans_run_on_the_mac_itself(world):
+    plan = plan_for(world, "ios-arm64", "makefile")
+    assert plan.image is None and plan.mounts == ()
+    assert "TARGET=IOS" in plan.steps[-1].argv and "IOS_ARCH=ARM64" in plan.steps[-1].argv
+
+
+def test_android_makefile_refuses_an_ndk_without_gcc(world, tmp_path):
+    r18 = make_ndk(tmp_path / "ndk18", revision="18.1.5063045")
+    with pytest.raises(ConfigError, match="NDK r18 no longer has"):
+        plan_for(world, "android-arm64", "makefile", ndk=str(r18))
+
+
+def test_android_needs_an_ndk(world):
+    options = options_for(world, "android-armv7", "makefile")
+    options = replace(options, android=replace(options.android, ndk=None))
+    with pytest.raises(ConfigError, match=r"needs the Android NDK \(--ndk\)"):
+        plan_build(options, header_text=HEADER, tree=read_tree_facts(world / "tf1"))
+
+
+def test_flavour_choice(world):
+    tf1, tf2 = read_tree_facts(world / "tf1"), read_tree_facts(world / "tf2")
+    auto = replace(options_for(world, "android-arm64", "makefile"), flavour=None)
+    assert choose_flavour(auto, get_target("android-arm64"), tf1) == "makefile"
+    assert choose_flavour(auto, get_target("android-arm64"), tf2) == "bazel"
+    with pytest.raises(SourceTreeError, match="no tensorflow/contrib/makefile"):
+        choose_flavour(replace(auto, flavour="makefile"), get_target("android-arm64"), tf2)
+    with pytest.raises(ConfigError, match="has no bazel flavour"):
+        choose_flavour(replace(auto, flavour="bazel", target="pi-armv7"), get_target("pi-armv7"), tf1)
+    with pytest.raises(ConfigError, match="no TensorFlow tree and no op sources"):
+        choose_flavour(replace(auto, source=None), get_target("android-arm64"), None)
+
+
+def test_a_64bit_android_bazel_build_refuses_a_low_ndk_api_level(world):
+    with pytest.raises(ConfigError, match="NDK API level 16 cannot build android-arm64") as caught:
+        plan_for(world, "android-arm64", "bazel", ndk_api_level=16)
+    assert "--ndk-api-level 21 or higher" in caught.value.hint
+    plan_for(world, "android-armv7", "bazel", ndk_api_level=16)  # 32-bit: fine

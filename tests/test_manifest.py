@@ -1,0 +1,89 @@
+"""manifest.json: what a build made, from what, in which toolchain, with digests."""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+from pathlib import Path, PurePosixPath
+
+from tfbuild import __version__
+from tfbuild.build_plan import Artifact, BuildPlan, ImageSpec
+from tfbuild.manifest import TensorFlowRecord, make_manifest, write_manifest
+
+
+def sha(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def plan(out: Path, image: ImageSpec | None) -> BuildPlan:
+    return BuildPlan(
+        target="pi-armv7",
+        flavour="makefile",
+        image=image,
+        mounts=(),
+        steps=(),
+        generated_files=(),
+        artifacts=(
+            Artifact(PurePosixPath("/src/gen/lib/libtensorflow-core.a"), "libtensorflow-core.a", "static-lib"),
+            Artifact(PurePosixPath("/src/gen/bin/benchmark"), "benchmark", "executable"),
+        ),
+        output_dir=out,
+    )
+
+
+def test_manifest_records_inputs_outputs_and_toolchain(tmp_path):
+    out = tmp_path / "out"
+    (out / "header").mkdir(parents=True)
+    header = out / "header" / "ops_to_register.h"
+    header.write_text("#define SHOULD_REGISTER_OP(op) true\n")
+    lib, exe = out / "libtensorflow-core.a", out / "benchmark"
+    lib.write_bytes(b"!<arch>\n" + b"x" * 100)
+    exe.write_bytes(b"\x7fELF" + b"y" * 10)
+    model = tmp_path / "model.pb"
+    model.write_bytes(b"graph")
+    saved = tmp_path / "saved_model"
+    (saved / "variables").mkdir(parents=True)
+    (saved / "saved_model.pb").write_bytes(b"meta")
+    (saved / "variables" / "variables.index").write_bytes(b"index")
+    image = ImageSpec("linux.Dockerfile", {"BASE_IMAGE": "tfbuild-base:bookworm"}, "tfbuild-toolchain:linux-0123456789abcdef")
+    tensorflow = TensorFlowRecord(version="1.12.0", commit="a" * 40, source="/src/tf", analysis_version="2.21.0")
+    when = dt.datetime(2024, 5, 6, 7, 8, 9, 123456, tzinfo=dt.timezone.utc)
+
+    manifest = make_manifest(
+        plan(out, image), artifacts=(lib, exe), header=header, models=(model, saved),
+        tensorflow=tensorflow, image_id="sha256:feed", now=when,
+    )
+    path = write_manifest(manifest, out)
+    data = json.loads(path.read_text())
+
+    assert path == out / "manifest.json"
+    assert (data["target"], data["flavour"], data["tfbuild_version"]) == ("pi-armv7", "makefile", __version__)
+    assert data["created"] == "2024-05-06T07:08:09Z"
+    assert data["tensorflow"] == {"version": "1.12.0", "commit": "a" * 40, "source": "/src/tf", "analysis_version": "2.21.0"}
+    assert data["toolchain"] == {
+        "image_tag": image.tag, "image_id": "sha256:feed", "dockerfile": "linux.Dockerfile",
+        "build_args": {"BASE_IMAGE": "tfbuild-base:bookworm"},
+    }
+    assert data["header"]["name"] == "header/ops_to_register.h" and data["header"]["sha256"] == sha(header)
+    artifacts = {a["name"]: a for a in data["artifacts"]}
+    assert artifacts["libtensorflow-core.a"] == {
+        "name": "libtensorflow-core.a", "sha256": sha(lib), "size": 108, "kind": "static-lib", "path": str(lib),
+    }
+    assert artifacts["benchmark"]["kind"] == "executable"
+    models = {m["name"]: m for m in data["models"]}
+    assert models["model.pb"]["sha256"] == sha(model) and models["model.pb"]["size"] == 5
+    assert models["saved_model"]["size"] == len(b"meta") + len(b"index")  # a SavedModel directory, file by file
+    assert len(models["saved_model"]["sha256"]) == 64
+
+
+def test_host_builds_have_no_toolchain_and_time_is_utc(tmp_path):
+    out = tmp_path
+    header = out / "ops_to_register.h"
+    header.write_text("x")
+    tensorflow = TensorFlowRecord(version="2.21.0", commit=None, source=None, analysis_version="2.21.0")
+    local = dt.datetime(2024, 1, 1, 12, 0, tzinfo=dt.timezone(dt.timedelta(hours=2)))
+    manifest = make_manifest(plan(out, None), artifacts=(), header=header, models=(), tensorflow=tensorflow,
+                             image_id=None, now=local)
+    assert manifest.toolchain is None and manifest.created == "2024-01-01T10:00:00Z"
+    assert json.loads(manifest.to_json())["toolchain"] is None

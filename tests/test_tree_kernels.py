@@ -1,0 +1,123 @@
+"""Retargeting the installed TensorFlow's kernel classes to the tree's own class strings."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+import treegen
+from tfbuild.kernel_index import build_kernel_index
+from tfbuild.templating import render
+from tfbuild.tree_kernels import canonical_dtype, retarget_ops_and_kernels, unregistered_classes
+
+K = treegen.KERNELS_DIR
+# What TF 2.21's analysis of a small model gives: its own class names for the nodes' kernels.
+INSTALLED_PAIRS = [
+    ("Const", "ConstantOp"),
+    ("MatMul", "BatchMatMulOp<CPUDevice, float, float, float, true>"),
+    ("Relu", "ReluOp<CPUDevice, float>"),
+]
+FLOAT32 = {"Const": ["float32"], "MatMul": ["float32"], "Relu": ["float32"]}
+
+
+@pytest.fixture(scope="module")
+def tree(tmp_path_factory) -> Path:
+    return treegen.make_tf1_tree(tmp_path_factory.mktemp("retarget") / "tf")
+
+
+@pytest.fixture(scope="module")
+def index(tree, tmp_path_factory):
+    return build_kernel_index(tree, cache_dir=tmp_path_factory.mktemp("cache"))
+
+
+def test_installed_class_names_become_the_trees(index):
+    result = retarget_ops_and_kernels(INSTALLED_PAIRS, FLOAT32, index)
+    assert result.ops_and_kernels == (
+        ("Const", "ConstantOp"),
+        ("MatMul", "MatMulOp<CPUDevice, float, false >"),
+        ("Relu", "ReluOp<CPUDevice, float>"),
+    )
+    assert result.missing_ops == () and result.dtype_fallback_ops == ()
+    assert result.foreign_classes == ("BatchMatMulOp<CPUDevice, float, float, float, true>",)
+
+
+def test_other_attrs_than_t_do_not_exclude_registrations(index):
+    result = retarget_ops_and_kernels([("Min", None)], {"Min": ["DT_FLOAT"]}, index)
+    assert result.ops_and_kernels == (
+        ("Min", "ReductionOp<CPUDevice, float, int32, Eigen::internal::MinReducer<float>>"),
+        ("Min", "ReductionOp<CPUDevice, float, int64, Eigen::internal::MinReducer<float>>"),
+    )
+
+
+def test_ops_without_dtypes_keep_every_class(index):
+    result = retarget_ops_and_kernels([("Relu", None)], {}, index)
+    assert {cls for _, cls in result.ops_and_kernels} == index.classes_for_op("Relu")
+
+
+def test_unmatched_dtypes_keep_every_class_and_are_reported(index):
+    result = retarget_ops_and_kernels([("Softmax", "SoftmaxOp<CPUDevice, int32>")], {"Softmax": ["int32"]}, index)
+    assert result.dtype_fallback_ops == ("Softmax",)
+    assert {cls for _, cls in result.ops_and_kernels} == index.classes_for_op("Softmax")
+
+
+def test_ops_the_tree_lacks_are_reported_not_dropped_silently(index):
+    result = retarget_ops_and_kernels([("Relu", None), ("FusedBatchNormV3", "FusedBatchNormOp<CPUDevice, float, float>")],
+                                      {"Relu": ["float32"]}, index)
+    assert result.missing_ops == ("FusedBatchNormV3",)
+    assert [op for op, _ in result.ops_and_kernels] == ["Relu"]
+
+
+def test_unregistered_classes_compare_without_spaces(index):
+    classes = [
+        "BinaryOp< CPUDevice, functor::add<float>>",  # TF's own header spacing
+        "MatMulOp<CPUDevice,float,false>",
+        "BatchMatMulOp<CPUDevice, float, float, float, true>",
+        "BatchMatMulOp<CPUDevice, float, float, float, true>",
+    ]
+    assert unregistered_classes(classes, index) == ("BatchMatMulOp<CPUDevice, float, float, float, true>",)
+
+
+@pytest.mark.parametrize("name, canonical", [
+    ("float32", "float"), ("DT_FLOAT", "float"), ("tf.float32", "float"), ("DT_FLOAT_REF", "float"),
+    ("float", "float"), ("half", "half"), ("Eigen::half", "half"), ("float16", "half"),
+    ("::tensorflow::int32", "int32"), ("DT_INT64", "int64"), ("tstring", "string"), ("string", "string"),
+    ("bfloat16", "bfloat16"), ("ResourceHandle", "resource"), ("no_such_type", None),
+])
+def test_canonical_dtype(name, canonical):
+    assert canonical_dtype(name) == canonical
+
+
+def _header(pairs) -> str:
+    classes = sorted({cls for _, cls in pairs if cls})
+    return render("ops_to_register.h.j2", comment_lines=[], registers_everything=False,
+                  op_granularity=False, kernel_classes=classes, ops=sorted({op for op, _ in pairs}),
+                  register_gradients=False)
+
+
+def _registered(tree: Path, header_text: str, binary: Path) -> set[tuple[str, str]]:
+    (tree / treegen.OPS_TO_REGISTER_H).write_text(header_text)
+    framework = [p.relative_to(tree).as_posix() for p in (tree / "tensorflow/core/framework").glob("*.cc")]
+    sources = [f"{K}/{name}" for name in ("constant_op.cc", "matmul_op.cc", "relu_op.cc")]
+    subprocess.run(["g++", "-std=c++11", "-O0", "-w", "-DSELECTIVE_REGISTRATION", "-I.", *framework, *sources,
+                    "tensorflow/tools/benchmark/benchmark_model_main.cc", "-o", str(binary)],
+                   cwd=tree, check=True, capture_output=True, text=True)
+    listing = subprocess.run([str(binary)], check=True, capture_output=True, text=True).stdout
+    kernels, _ = treegen.parse_registry_listing(listing)
+    return {(op, cls) for op, device, cls in kernels if device == "CPU"}
+
+
+@pytest.mark.compiler
+def test_retargeted_header_keeps_matmul_in_a_tf1_build(tree, index, tmp_path):
+    """The issue's measurement, reproduced: a header with TF 2.21's class names drops MatMul
+    from the TF 1.12-shaped build; the retargeted header keeps exactly the float kernels."""
+    installed = _registered(tree, _header(INSTALLED_PAIRS), tmp_path / "installed")
+    assert not any(op == "MatMul" for op, _ in installed)
+    retargeted = retarget_ops_and_kernels(INSTALLED_PAIRS, FLOAT32, index).ops_and_kernels
+    kept = _registered(tree, _header(retargeted), tmp_path / "retargeted")
+    assert kept == {
+        ("Const", "ConstantOp"),
+        ("MatMul", "MatMulOp<CPUDevice, float, false >"),
+        ("Relu", "ReluOp<CPUDevice, float>"),
+    }

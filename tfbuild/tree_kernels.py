@@ -1,0 +1,126 @@
+"""The tree's own kernel class strings for the ops a model needs.
+
+The analysis step asks the *installed* TensorFlow which kernel classes a model's nodes use, but
+a header is compiled into the *tree* being built, and class strings change between versions:
+for the same MatMul node TF 2.21 names ``BatchMatMulOp<CPUDevice, float, float, float, true>``
+and TF 1.12 registers ``MatMulOp<CPUDevice, float, false >``. A header written with the
+installed names silently compiles MatMul out of a TF 1.12 build. So the header is written from
+the tree's registrations (the kernel index): for each needed op, the classes of the tree's CPU
+kernels whose type constraints fit the dtypes the model uses. An op the tree has no CPU kernel
+for is reported, never dropped quietly, and when the dtypes match no registration all of the
+op's classes are kept: a larger binary is better than a missing kernel on the device.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Collection, Iterable, Mapping, Sequence
+
+from tfbuild.kernel_index import KernelIndex, KernelRegistration
+
+# Canonical names shared by TF dtype names ("float32", "DT_FLOAT") and C++ type names in
+# type constraints ("float", "Eigen::half", "::tensorflow::int32" -> "int32").
+_DTYPE_ALIASES = {
+    "float32": "float", "float": "float", "float64": "double", "double": "double",
+    "float16": "half", "half": "half", "bfloat16": "bfloat16",
+    "int8": "int8", "int16": "int16", "int32": "int32", "int64": "int64",
+    "uint8": "uint8", "uint16": "uint16", "uint32": "uint32", "uint64": "uint64",
+    "bool": "bool", "string": "string", "tstring": "string",
+    "complex64": "complex64", "complex128": "complex128",
+    "qint8": "qint8", "quint8": "quint8", "qint16": "qint16", "quint16": "quint16", "qint32": "qint32",
+    "resource": "resource", "resourcehandle": "resource", "variant": "variant",
+}
+
+
+@dataclass(frozen=True)
+class RetargetResult:
+    """The tree's (op, kernel class) pairs for the needed ops, and what could not be matched."""
+
+    ops_and_kernels: tuple[tuple[str, str], ...]
+    """Sorted, unique (op, class) pairs of the tree's CPU kernels."""
+    missing_ops: tuple[str, ...]
+    """Needed ops for which the tree registers no CPU kernel at all."""
+    dtype_fallback_ops: tuple[str, ...]
+    """Ops whose dtypes matched none of their registrations; all their classes were kept."""
+    foreign_classes: tuple[str, ...]
+    """Classes the installed TensorFlow named that this tree never registers (informational)."""
+
+
+def canonical_dtype(name: str) -> str | None:
+    """The shared name of a TF dtype (``float32``, ``DT_FLOAT``, ``tf.float32``,
+    ``DT_FLOAT_REF``) or a C++ constraint type (``float``, ``Eigen::half``); None if unknown."""
+    text = name.strip()
+    for prefix in ("tf.", "::tensorflow::", "tensorflow::", "Eigen::", "::"):
+        if text.startswith(prefix):
+            text = text[len(prefix):]
+    if text.startswith("DT_"):
+        text = text[3:]
+        if text.endswith("_REF"):
+            text = text[:-4]
+    return _DTYPE_ALIASES.get(text.lower())
+
+
+# The attrs whose values the analysis reports as an op's dtypes (tfbuild.analysis).
+DTYPE_ATTRS = ("T", "dtype")
+
+
+def _fits(registration: KernelRegistration, dtypes: set[str]) -> bool:
+    """The registration's ``T``/``dtype`` constraints allow one of ``dtypes`` (an attr listed
+    twice names alternatives). Other attrs (``Tidx``, ``index_type``) are not what the dtypes
+    describe and never exclude a registration, nor does a type tfbuild cannot name."""
+    allowed: dict[str, set[str | None]] = {}
+    for attr, cpp_type in registration.type_constraints:
+        if attr in DTYPE_ATTRS:
+            allowed.setdefault(attr, set()).add(canonical_dtype(cpp_type))
+    return all(None in choices or choices & dtypes for choices in allowed.values())
+
+
+def retarget_ops_and_kernels(
+    needed: Sequence[tuple[str, str | None]],
+    dtypes_by_op: Mapping[str, Collection[str]],
+    index: KernelIndex,
+) -> RetargetResult:
+    """The tree's (op, class) pairs for ``needed`` (``Analysis.ops_and_kernels()``: op names
+    with the installed TF's class names, which are only used to report foreign classes).
+
+    ``dtypes_by_op`` holds the ``T``/``dtype`` values seen on each op's nodes, as TF names
+    (``OpRequirement.dtypes``); an op without an entry (or with only unknown names) keeps every
+    CPU class the tree registers for it.
+    """
+    ops = sorted({op for op, _ in needed})
+    pairs: set[tuple[str, str]] = set()
+    missing = []
+    fallback = []
+    for op in ops:
+        registrations = index.registrations_for_op(op)
+        if not registrations:
+            missing.append(op)
+            continue
+        seen = {c for c in (canonical_dtype(d) for d in dtypes_by_op.get(op, ())) if c}
+        chosen = [r for r in registrations if _fits(r, seen)] if seen else list(registrations)
+        if not chosen:
+            fallback.append(op)
+            chosen = list(registrations)
+        pairs.update((op, r.kernel_class) for r in chosen)
+    installed = [cls for _, cls in needed if cls]
+    return RetargetResult(
+        ops_and_kernels=tuple(sorted(pairs)),
+        missing_ops=tuple(missing),
+        dtype_fallback_ops=tuple(fallback),
+        foreign_classes=unregistered_classes(installed, index),
+    )
+
+
+def _squash(text: str) -> str:
+    return "".join(text.split())
+
+
+def unregistered_classes(kernel_classes: Iterable[str], index: KernelIndex) -> tuple[str, ...]:
+    """The given classes no registration of the tree has, compared without spaces (as the
+    header's ``isequal`` skips them); in the order given, each once."""
+    registered = {_squash(r.kernel_class) for r in index.registrations}
+    out: list[str] = []
+    for kernel_class in kernel_classes:
+        if _squash(kernel_class) not in registered and kernel_class not in out:
+            out.append(kernel_class)
+    return tuple(out)
