@@ -17,6 +17,7 @@ gain mostly what does not depend on the header, and step 3 to show the caches at
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 import tempfile
 import time
@@ -31,21 +32,39 @@ from real_build_plans import app_header, prepare_tf1_tree, tree_plan  # noqa: E4
 from tfbuild.docker_engine import docker_client  # noqa: E402
 from tfbuild.executor import execute_plan  # noqa: E402
 
+DISK_CACHE = "/cache/bazel/disk-cache"
 RUNS = (("app_a", "app A, cold caches"), ("app_b", "app B, same tree, warm caches"), ("app_a", "app A again"))
 
 
-def bench_flavour(flavour: str, scratch: Path, headers: dict[str, Path]) -> list[tuple[str, float]]:
+def with_disk_cache(plan):
+    """The plan with Bazel's content-addressed ``--disk_cache`` in the cache volume: the output
+    root alone keeps only the last build's outputs, so switching back to app A rebuilds it."""
+    steps = tuple(
+        dataclasses.replace(step, argv=(*step.argv[: step.argv.index("build") + 1],
+                                        f"--disk_cache={DISK_CACHE}", *step.argv[step.argv.index("build") + 1 :]))
+        if step.argv[0] == "bazel" else step
+        for step in plan.steps
+    )
+    return dataclasses.replace(plan, steps=steps)
+
+
+def bench_flavour(
+    flavour: str, scratch: Path, headers: dict[str, Path], *, disk_cache: bool = False
+) -> list[tuple[str, float]]:
     prefix = f"tfbuild-bench-{uuid.uuid4().hex[:8]}"
+    name = f"{flavour}+disk_cache" if disk_cache else flavour
     tree = prepare_tf1_tree(scratch / f"tree-{flavour}", scratch / "android")
     timings = []
     try:
         for index, (app, label) in enumerate(RUNS):
             out = scratch / f"out-{flavour}-{index}"
             plan = tree_plan("linux-x86_64", flavour, tree, app, headers[app], out, cache_prefix=prefix)
+            if disk_cache:
+                plan = with_disk_cache(plan)
             started = time.monotonic()
             execute_plan(plan)
             timings.append((label, time.monotonic() - started))
-            print(f"  {flavour:8} {label:32} {timings[-1][1]:6.1f} s", flush=True)
+            print(f"  {name:18} {label:32} {timings[-1][1]:6.1f} s", flush=True)
     finally:
         for volume in docker_client().volumes.list(filters={"name": prefix}):
             volume.remove(force=True)
@@ -54,13 +73,16 @@ def bench_flavour(flavour: str, scratch: Path, headers: dict[str, Path]) -> list
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--flavour", choices=("makefile", "bazel"), action="append")
-    flavours = parser.parse_args().flavour or ["makefile", "bazel"]
+    parser.add_argument("--flavour", choices=("makefile", "bazel", "bazel+disk_cache"), action="append")
+    flavours = parser.parse_args().flavour or ["makefile", "bazel", "bazel+disk_cache"]
     with tempfile.TemporaryDirectory(prefix="tfbuild-cache-bench-") as scratch_name:
         scratch = Path(scratch_name)
         headers = {app: app_header(app, scratch / f"header-{app}") for app in ("app_a", "app_b")}
         print("cache reuse, linux-x86_64 in the toolchain containers (wall clock):")
-        results = {flavour: bench_flavour(flavour, scratch, headers) for flavour in flavours}
+        results = {
+            flavour: bench_flavour(flavour.split("+")[0], scratch, headers, disk_cache=flavour.endswith("+disk_cache"))
+            for flavour in flavours
+        }
     print()
     for flavour, timings in results.items():
         cold = timings[0][1]

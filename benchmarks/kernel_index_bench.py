@@ -35,6 +35,14 @@ def _timed(action) -> tuple[float, object]:
     return time.perf_counter() - start, result
 
 
+def _cpu_timed(action) -> tuple[float, float, object]:
+    """(wall seconds, CPU seconds of this process, result): the machine may be shared, and
+    CPU time is the steadier figure there."""
+    cpu = time.process_time()
+    wall, result = _timed(action)
+    return wall, time.process_time() - cpu, result
+
+
 def _grep(root: Path, ops: list[str]) -> tuple[float, int]:
     """Seconds for one grep per op over the kernels directory, and how many ops it found."""
     found = 0
@@ -65,13 +73,14 @@ def main() -> None:
         # step + 1 is coprime with 4, so the sample covers all four registration forms
         ops = [treegen.large_tree_op((i * (step + 1)) % args.files) for i in range(min(args.ops, args.files))]
 
-        cold, warm = [], []
+        cold, cold_cpu, warm = [], [], []
         stats = IndexStats()
         for attempt in range(args.repeat):
             cache = scratch_path / f"cache-{attempt}"
             stats = IndexStats()
-            cold_s, index = _timed(lambda: build_kernel_index(root, cache_dir=cache, stats=stats))
+            cold_s, cpu_s, index = _cpu_timed(lambda: build_kernel_index(root, cache_dir=cache, stats=stats))
             cold.append(cold_s)
+            cold_cpu.append(cpu_s)
             warm_stats = IndexStats()
             warm_s, _ = _timed(lambda: build_kernel_index(root, cache_dir=cache, stats=warm_stats))
             assert warm_stats.cache_hit and warm_stats.files_scanned == 0
@@ -83,7 +92,8 @@ def main() -> None:
         grep_found = grep_runs[0][1]
 
         print(f"index cold  (one scan, {stats.files_scanned} files): {statistics.median(cold):7.2f} s  "
-              f"({len(index.registrations)} CPU registrations, {len(index.ops())} ops, {len(stats.notes)} notes)")
+              f"(CPU {statistics.median(cold_cpu):.2f} s; {len(index.registrations)} CPU registrations, "
+              f"{len(index.ops())} ops, {len(stats.notes)} notes)")
         print(f"index warm  (cache by commit):          {statistics.median(warm):7.3f} s")
         print(f"index query ({len(ops)} ops, files_for_op):       {query_s:7.3f} s   found {index_found}/{len(ops)}")
         print(f"grep        ({len(ops)} subprocesses):            {grep_s:7.2f} s   found {grep_found}/{len(ops)}")

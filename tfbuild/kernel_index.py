@@ -13,6 +13,7 @@ lists tfbuild itself edits) do not affect the index or its key.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import logging
@@ -70,15 +71,22 @@ class KernelIndex:
     registrations: tuple[KernelRegistration, ...]
     includes: Mapping[str, tuple[str, ...]]
 
+    @functools.cached_property
+    def _by_op(self) -> dict[str, tuple[KernelRegistration, ...]]:
+        grouped: dict[str, list[KernelRegistration]] = {}
+        for registration in self.registrations:
+            grouped.setdefault(registration.op, []).append(registration)
+        return {op: tuple(found) for op, found in grouped.items()}
+
     def registrations_for_op(self, op: str) -> tuple[KernelRegistration, ...]:
-        return tuple(r for r in self.registrations if r.op == op)
+        return self._by_op.get(op, ())
 
     def files_for_op(self, op: str) -> tuple[str, ...]:
         """The ``.cc`` files registering a CPU kernel for ``op``, sorted."""
-        return tuple(sorted({r.file for r in self.registrations if r.op == op}))
+        return tuple(sorted({r.file for r in self.registrations_for_op(op)}))
 
     def classes_for_op(self, op: str) -> frozenset[str]:
-        return frozenset(r.kernel_class for r in self.registrations if r.op == op)
+        return frozenset(r.kernel_class for r in self.registrations_for_op(op))
 
     def headers_for(self, files: Iterable[str]) -> tuple[str, ...]:
         """Kernel-directory headers ``files`` include, directly or through other such
@@ -93,7 +101,7 @@ class KernelIndex:
         return tuple(sorted(found))
 
     def ops(self) -> frozenset[str]:
-        return frozenset(r.op for r in self.registrations)
+        return frozenset(self._by_op)
 
 
 @dataclass
@@ -229,13 +237,11 @@ def _cache_key(root: Path) -> tuple[str | None, str | None]:
         commit = repo.head.commit.hexsha
     except (git.InvalidGitRepositoryError, git.NoSuchPathError, ValueError):
         return None, None
-    top = Path(repo.working_tree_dir).resolve()
-    prefix = root.resolve().relative_to(top).as_posix() if root.resolve() != top else ""
-    pathspecs = [f"{prefix}/{p}" if prefix else p for p in (*SCAN_ROOTS, *MACRO_HEADERS)]
-    status = repo.git.status("--porcelain=v1", "-z", "--untracked-files=all", "--", *pathspecs)
+    top = Path(repo.working_tree_dir)  # git.Repo(root) only opens the top of a checkout
+    status = repo.git.status("--porcelain=v1", "-z", "--untracked-files=all", "--", *SCAN_ROOTS, *MACRO_HEADERS)
     changed = sorted({entry[3:] for entry in status.split("\0") if len(entry) > 3 and entry[2] == " "
                       and entry[3:].endswith((".cc", ".h"))})
-    identity = hashlib.sha256(f"{SCHEMA}\0{__version__}\0{prefix}\0".encode())
+    identity = hashlib.sha256(f"{SCHEMA}\0{__version__}\0".encode())
     identity.update(FALLBACK_MACROS.read_bytes())
     for path in changed:
         file = top / path
