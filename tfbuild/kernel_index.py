@@ -37,7 +37,7 @@ from tfbuild.kernel_scan import (
 
 log = logging.getLogger(__name__)
 
-SCHEMA = 1
+SCHEMA = 2
 _PRUNED_DIRS = ("tensorflow/contrib/makefile",)
 
 
@@ -139,11 +139,12 @@ def build_kernel_index(tree: Path, *, cache_dir: Path | None = None,
         cached = _load(cache)
         if cached is not None:
             stats.cache_hit = True
-            return cached
+            stats.notes.extend(cached[1])
+            return cached[0]
     index = _scan_tree(root, commit, stats)
     if cache is not None:
         try:
-            atomic_write_text(cache, json.dumps(_to_json(index), sort_keys=True))
+            atomic_write_text(cache, json.dumps(_to_json(index, stats.notes), sort_keys=True))
         except OSError as error:  # a read-only cache costs speed, not correctness
             log.debug("kernel index cache not written (%s): %s", cache, error)
     return index
@@ -216,7 +217,11 @@ def _scan_tree(root: Path, commit: str | None, stats: IndexStats) -> KernelIndex
         header = todo.pop()
         if header in includes or not (follows_include(header) or _in_kernel_dirs(header)):
             continue
-        includes[header] = reader.header(header)[1]
+        try:
+            includes[header] = reader.header(header)[1]
+        except Exception as error:  # noqa: BLE001 - as for sources: note it, keep going
+            stats.notes.append(f"{header}: skipped ({type(error).__name__}: {error})")
+            includes[header] = ()
         todo.extend(includes[header])
     for note in stats.notes:
         log.debug("kernel index: %s", note)
@@ -251,9 +256,10 @@ def _cache_key(root: Path) -> tuple[str | None, str | None]:
     return commit, f"{commit}{suffix}"
 
 
-def _to_json(index: KernelIndex) -> dict:
+def _to_json(index: KernelIndex, notes: list[str]) -> dict:
     return {
         "schema": SCHEMA,
+        "notes": notes,
         "tree_commit": index.tree_commit,
         "registrations": [
             [r.op, r.kernel_class, r.device, [list(c) for c in r.type_constraints], r.file, r.line, r.guard]
@@ -263,7 +269,7 @@ def _to_json(index: KernelIndex) -> dict:
     }
 
 
-def _load(path: Path) -> KernelIndex | None:
+def _load(path: Path) -> tuple[KernelIndex, list[str]] | None:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
         if data.get("schema") != SCHEMA:
@@ -273,6 +279,6 @@ def _load(path: Path) -> KernelIndex | None:
             for op, cls, device, constraints, file, line, guard in data["registrations"]
         )
         includes = {k: tuple(v) for k, v in data["includes"].items()}
-        return KernelIndex(data["tree_commit"], registrations, includes)
+        return KernelIndex(data["tree_commit"], registrations, includes), [str(n) for n in data["notes"]]
     except (OSError, ValueError, KeyError, TypeError):
         return None

@@ -17,7 +17,7 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
-from tfbuild.cli import app
+from tfbuild.cli import _state, app, stderr
 from tfbuild.errors import SourceTreeError
 
 _SOURCE_HELP = "The TensorFlow source tree (default: the current directory)."
@@ -67,11 +67,18 @@ def kernels(
 ) -> None:
     """Which .cc files of the tree register each op's CPU kernels, the headers they include, and
     the kernel class strings. Exits non-zero if an op has no CPU kernel in the tree."""
-    from tfbuild.kernel_index import build_kernel_index, describe_ops  # noqa: PLC0415
+    from tfbuild.kernel_index import IndexStats, build_kernel_index, describe_ops  # noqa: PLC0415
 
-    index = build_kernel_index(source_dir)
+    stats = IndexStats()
+    index = build_kernel_index(source_dir, stats=stats)
     described = describe_ops(index, ops)
     out = _out()
+    if stats.notes:
+        if _state["debug"]:
+            for note in stats.notes:
+                stderr.print(Text(f"note: {note}"))
+        else:
+            stderr.print(Text(f"note: {len(stats.notes)} macro use(s) could not be read and were skipped (--debug lists them)"))
     if as_json:
         report = {
             "source": str(source_dir.resolve()),
