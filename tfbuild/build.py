@@ -61,9 +61,17 @@ def run_build(options: BuildOptions, *, console: Console | None = None) -> Build
     tensorflow = _installed_tensorflow() if flavour == "ops-library" else None
     op_libraries = _analysis_libraries(options, flavour)
     analysis = _analyze(options, op_libraries)
+    retarget = []
+    if tree is not None:
+        # The header is compiled into the tree, so it must name the tree's kernel classes.
+        from tfbuild.tree_kernels import retarget_notes, retarget_to_tree
+
+        analysis, retargeted = retarget_to_tree(analysis, tree.root)
+        retarget = [f"kernel classes: {note}" for note in retarget_notes(retargeted)]
     header_text = _render_header(analysis, options)
     header_path = options.output_dir / HEADER_SUBDIR / HEADER_NAME
     notes = [f"{problem.model}: {problem.op} ({problem.node}): {problem.message}" for problem in analysis.problems]
+    notes += retarget
 
     if options.dry_run:
         plan = plan_build(options, header_text=header_text, tree=tree, tensorflow=tensorflow, flavour=flavour)

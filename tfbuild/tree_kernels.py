@@ -14,9 +14,13 @@ op's classes are kept: a larger binary is better than a missing kernel on the de
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Collection, Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Collection, Iterable, Mapping, Sequence
 
 from tfbuild.kernel_index import KernelIndex, KernelRegistration
+
+if TYPE_CHECKING:
+    from tfbuild.analysis import Analysis
 
 # Canonical names shared by TF dtype names ("float32", "DT_FLOAT") and C++ type names in
 # type constraints ("float", "Eigen::half", "::tensorflow::int32" -> "int32").
@@ -124,3 +128,66 @@ def unregistered_classes(kernel_classes: Iterable[str], index: KernelIndex) -> t
         if _squash(kernel_class) not in registered and kernel_class not in out:
             out.append(kernel_class)
     return tuple(out)
+
+
+def retarget_analysis(analysis: "Analysis", index: KernelIndex, *, tree_name: str) -> tuple["Analysis", RetargetResult]:
+    """``analysis`` with every op's kernel classes replaced by the tree's own (see
+    :func:`retarget_ops_and_kernels`), so a header rendered from it selects the kernels the tree
+    actually registers. Ops the tree has no CPU kernel for become problems: they would fail on
+    the device, and the user hears it now. ``tree_name`` (a path or commit) is recorded as the
+    source of the class names in the header's comment block.
+    """
+    from dataclasses import replace  # noqa: PLC0415
+
+    from tfbuild.analysis import Problem  # noqa: PLC0415
+
+    result = retarget_ops_and_kernels(
+        analysis.ops_and_kernels(), {r.op: r.dtypes for r in analysis.ops}, index
+    )
+    classes_by_op: dict[str, list[str]] = {}
+    for op, kernel_class in result.ops_and_kernels:
+        classes_by_op.setdefault(op, []).append(kernel_class)
+    ops = tuple(
+        replace(r, kernel_classes=tuple(classes_by_op.get(r.op, ())) if r.kernel_classes else ())
+        for r in analysis.ops
+    )
+    missing = tuple(
+        Problem(
+            op=r.op,
+            node="*",
+            model=", ".join(r.models),
+            message=f"the source tree {tree_name} registers no CPU kernel for this op",
+        )
+        for r in analysis.ops
+        if r.op in result.missing_ops
+    )
+    retargeted = replace(
+        analysis,
+        ops=ops,
+        problems=analysis.problems + missing,
+        tensorflow_version=f"source tree {tree_name} (not the installed {analysis.tensorflow_version})",
+    )
+    return retargeted, result
+
+
+def retarget_to_tree(analysis: "Analysis", source: Path, *, cache_dir: Path | None = None) -> tuple["Analysis", RetargetResult]:
+    """:func:`retarget_analysis` against the tree at ``source`` (its kernel index, cached)."""
+    from tfbuild.kernel_index import build_kernel_index  # noqa: PLC0415
+
+    index = build_kernel_index(source, cache_dir=cache_dir)
+    name = index.tree_commit[:12] if index.tree_commit else str(source)
+    return retarget_analysis(analysis, index, tree_name=name)
+
+
+def retarget_notes(result: RetargetResult) -> list[str]:
+    """What the user should know about a retargeting, one line each."""
+    notes = [
+        f"{op}: the model's dtypes match none of the tree's kernels; keeping all of them"
+        for op in result.dtype_fallback_ops
+    ]
+    if result.foreign_classes:
+        notes.append(
+            f"{len(result.foreign_classes)} kernel class name(s) of the installed TensorFlow differ in "
+            f"the tree and were replaced by the tree's, e.g. {result.foreign_classes[0]}"
+        )
+    return notes

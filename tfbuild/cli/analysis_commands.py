@@ -67,6 +67,12 @@ def header(
     ),
     op_library: Optional[List[Path]] = typer.Option(None, "--op-library", help=_OP_LIBRARY_HELP),
     strict: bool = typer.Option(False, "--strict", help=_STRICT_HELP),
+    source: Optional[Path] = typer.Option(
+        None,
+        "--source",
+        help="A TensorFlow source tree: take the kernel class names from it (its kernel index) "
+        "instead of the installed TensorFlow's; class names differ between TF versions.",
+    ),
 ) -> None:
     """Write ops_to_register.h for TensorFlow's SELECTIVE_REGISTRATION."""
     from tfbuild.analysis import analyze_models  # noqa: PLC0415
@@ -74,6 +80,12 @@ def header(
 
     options = HeaderOptions(default_ops=default_ops, granularity=granularity)
     analysis = analyze_models(models, op_library or ())
+    if source is not None:
+        from tfbuild.tree_kernels import retarget_notes, retarget_to_tree  # noqa: PLC0415
+
+        analysis, retargeted = retarget_to_tree(analysis, source)
+        for note in retarget_notes(retargeted):
+            stderr.print(Text(f"note: {note}"))
     _fail_if_strict(analysis, strict)
     written = write_header(analysis, output, options)
     for problem in analysis.problems:
