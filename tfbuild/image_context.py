@@ -25,30 +25,39 @@ DEFAULT_BAZEL_VERSION = "0.26.1"
 
 
 def bazel_npm_prefix() -> Path:
-    """Where ``npm install --prefix`` puts Bazel releases (shared with scripts/install-bazel.sh)."""
+    """Where scripts/install-bazel.sh runs ``npm install --prefix`` (one Bazel release)."""
     explicit = os.environ.get("TFBUILD_CACHE_DIR")
     cache = Path(explicit) if explicit else Path.home() / ".cache" / "tfbuild"
     return cache / "bazel"
 
 
+def _binary_in(prefix: Path, version: str) -> Path:
+    return prefix / "node_modules" / BAZEL_NPM_PACKAGE / f"bazel-{version}-linux-x86_64"
+
+
 def bazel_release_binary(version: str, *, fetch: bool = True) -> Path:
-    """The Bazel ``version`` binary from the npm package, installed with the host's npm if absent."""
-    binary = bazel_npm_prefix() / "node_modules" / BAZEL_NPM_PACKAGE / f"bazel-{version}-linux-x86_64"
-    if binary.is_file():
-        return binary
-    npm = shutil.which("npm")
-    command = ["npm", "install", "--prefix", str(bazel_npm_prefix()), f"{BAZEL_NPM_PACKAGE}@{version}"]
-    if not fetch or npm is None:
+    """The Bazel ``version`` binary from the npm package: the one scripts/install-bazel.sh
+    installed if it is that version, else one kept per version (``bazel/versions/<version>``,
+    since an npm prefix holds one version of a package), installed with the host's npm if absent."""
+    for prefix in (bazel_npm_prefix(), bazel_npm_prefix() / "versions" / version):
+        if _binary_in(prefix, version).is_file():
+            return _binary_in(prefix, version)
+    prefix = bazel_npm_prefix() / "versions" / version
+    binary = _binary_in(prefix, version)
+    command = ["npm", "install", "--prefix", str(prefix), "--no-save", f"{BAZEL_NPM_PACKAGE}@{version}"]
+    if not fetch or shutil.which("npm") is None:
         raise ToolchainError(
             f"{binary}: Bazel {version} is not installed for the bazel toolchain image",
             hint=f"run: {' '.join(command)}",
         )
+    prefix.mkdir(parents=True, exist_ok=True)
     completed = subprocess.run(command, capture_output=True, text=True)
     if completed.returncode != 0 or not binary.is_file():
-        last = (completed.stderr.strip().splitlines() or ["no output"])[-1]
+        lines = [line for line in completed.stderr.splitlines() if "error" in line and "complete log" not in line]
+        lines.sort(key=lambda line: "No matching version" not in line)  # npm's clearest line first
         raise ToolchainError(
-            f"npm could not install {BAZEL_NPM_PACKAGE}@{version}: {last}",
-            hint="the npm package ships Bazel releases up to 2.1.0; check the version and npm's registry access",
+            f"npm could not install {BAZEL_NPM_PACKAGE}@{version}: {(lines or ['no output'])[0].strip()}",
+            hint="the npm package ships Bazel 0.17.2 to 2.1.0 (not every patch release); check the version",
         )
     return binary
 
