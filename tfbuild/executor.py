@@ -80,7 +80,12 @@ def execute_plan(plan: BuildPlan, *, console: Console | None = None, timeout: fl
             runner: _Runner = _LocalRunner(plan.env)
         else:
             progress.note(f"toolchain image {plan.image.tag}")
-            image = ensure_image(plan.image, log=lambda line: (log.write(line), progress.last(line)))
+
+            def image_log(line: str) -> None:
+                log.write(line)
+                progress.last(line)
+
+            image = ensure_image(plan.image, log=image_log)
             image_id = image.image_id
             config = ContainerConfig(
                 image=plan.image.tag, mounts=plan.mounts, env=dict(plan.env), name_hint=plan.target
