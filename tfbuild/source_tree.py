@@ -86,6 +86,11 @@ def inspect_source_tree(root: Path) -> SourceTreeInfo:
     )
 
 
+def wanted_bazel_version(root: Path) -> str | None:
+    """The Bazel release the tree asks for (see :class:`SourceTreeInfo.bazel_version`)."""
+    return _bazel_version(Path(root))[0]
+
+
 def _read(path: Path) -> str | None:
     try:
         return path.read_text(encoding="utf-8", errors="replace")

@@ -44,7 +44,8 @@ class TreeFacts:
     version: TensorFlowVersion
     commit: str | None  # None when the tree is not a git checkout
     has_makefile: bool
-    bazel_version_file: str | None  # the tree's .bazelversion, if it has one
+    bazel_version: str | None
+    """The Bazel the tree asks for: its .bazelversion, or the newest its configure.py accepts."""
     bazelrc_configs: frozenset[str]  # "--config" names the tree's own bazelrc files define
 
     @property
@@ -63,7 +64,7 @@ def read_tree_facts(root: Path) -> TreeFacts:
         version=read_version(root),
         commit=git_commit(root),
         has_makefile=(root / MAKEFILE_DIR / "Makefile").is_file(),
-        bazel_version_file=_read_bazelversion(root),
+        bazel_version=_wanted_bazel(root),
         bazelrc_configs=_bazelrc_configs(root),
     )
 
@@ -98,12 +99,11 @@ def git_commit(root: Path) -> str | None:
     return commit if done.returncode == 0 and re.fullmatch(r"[0-9a-f]{40,64}", commit) else None
 
 
-def _read_bazelversion(root: Path) -> str | None:
-    path = root / ".bazelversion"
-    if not path.is_file():
-        return None
-    text = path.read_text(encoding="utf-8", errors="replace").strip()
-    return text if re.fullmatch(r"[0-9][0-9A-Za-z.+-]*", text) else None
+def _wanted_bazel(root: Path) -> str | None:
+    # source_tree reads version.h through this module, so it is imported here, not at the top.
+    from tfbuild.source_tree import wanted_bazel_version  # noqa: PLC0415
+
+    return wanted_bazel_version(root)
 
 
 def _bazelrc_configs(root: Path) -> frozenset[str]:

@@ -148,8 +148,20 @@ def choose_flavour(options: BuildOptions, profile: TargetProfile, tree: TreeFact
     return flavour
 
 
+TREE_HEADER = f"tensorflow/core/framework/{HEADER_NAME}"
+"""Where TensorFlow's build looks for the header (``selective_registration.h`` includes it by a
+quoted name, so the including file's directory is searched first)."""
+
+
 def header_file(request: PlanRequest) -> GeneratedFile:
     return GeneratedFile(path=request.header_path, content=request.header_text)
+
+
+def tree_header_file(request: PlanRequest) -> GeneratedFile:
+    """The header at :data:`TREE_HEADER` in the tree. Every flavour writes it, so a copy left by
+    an earlier build of another app can never be picked up ahead of ``-I <header dir>``."""
+    assert request.tree is not None
+    return GeneratedFile(path=request.tree.root / TREE_HEADER, content=request.header_text)
 
 
 def container_layout(

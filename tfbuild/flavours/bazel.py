@@ -18,13 +18,20 @@ from pathlib import Path, PurePosixPath
 
 from tfbuild.build_plan import Artifact, BuildPlan, GeneratedFile, Step
 from tfbuild.errors import ConfigError
-from tfbuild.flavours import HEADER_NAME, BuildLayout, PlanRequest, container_layout, header_file, local_layout, toolchain_image
+from tfbuild.flavours import (
+    BuildLayout,
+    PlanRequest,
+    container_layout,
+    header_file,
+    local_layout,
+    toolchain_image,
+    tree_header_file,
+)
 from tfbuild.targets import BazelProfile, BazelTarget
 from tfbuild.tf_versions import version_table
 from tfbuild.workspace import apply_block, render_android_block, resolve_android_repositories
 
 ANDROID_INFERENCE = "android_inference"
-TREE_HEADER = f"tensorflow/core/framework/{HEADER_NAME}"
 SELECTIVE_COPTS = ("--copt=-DSELECTIVE_REGISTRATION", "--copt=-DSUPPORT_SELECTIVE_REGISTRATION")
 
 
@@ -35,10 +42,10 @@ def plan(request: PlanRequest) -> BuildPlan:
     requirements = version_table().for_version(tree.version)
     in_container = not request.options.local
     layout = container_layout(request, bazel_volume=True) if in_container else local_layout(request)
-    bazel_version = tree.bazel_version_file or requirements.bazel
+    bazel_version = tree.bazel_version or requirements.bazel
     image = toolchain_image(request.options, profile.dockerfile, {"BAZEL_VERSION": bazel_version}) if in_container else None
     labels = tuple(_label(target, requirements.android_inference_package) for target in profile.targets)
-    generated = [header_file(request), GeneratedFile(path=tree.root / TREE_HEADER, content=request.header_text)]
+    generated = [header_file(request), tree_header_file(request)]
     if profile.needs_android_workspace:
         generated.append(_workspace_file(request, layout))
     steps = [
@@ -73,6 +80,9 @@ def plan(request: PlanRequest) -> BuildPlan:
 def _bazel_argv(request: PlanRequest, profile: BazelProfile, layout: BuildLayout, labels: tuple[str, ...]) -> tuple[str, ...]:
     options = request.options
     startup = (f"--output_user_root={layout.bazel_root}",) if layout.bazel_root is not None else ()
+    # The disk cache keeps every app's outputs (the output base keeps only the last build's),
+    # so switching back to an app already built on this tree is mostly cache hits.
+    disk_cache = (f"--disk_cache={layout.bazel_root}/disk-cache",) if layout.bazel_root is not None else ()
     if profile.config in request.tree.bazelrc_configs:
         config = (f"--config={profile.config}",)
     else:
@@ -80,7 +90,7 @@ def _bazel_argv(request: PlanRequest, profile: BazelProfile, layout: BuildLayout
     copts = tuple(f"--copt={flag}" for flag in options.extra_cflags)
     return (
         "bazel", *startup, "build", "-c", "opt", f"--jobs={options.jobs}",
-        *config, *SELECTIVE_COPTS, *copts, *labels,
+        *disk_cache, *config, *SELECTIVE_COPTS, *copts, *labels,
     )
 
 

@@ -21,7 +21,15 @@ from pathlib import PurePosixPath
 
 from tfbuild.build_plan import Artifact, BuildPlan, Step
 from tfbuild.errors import ConfigError
-from tfbuild.flavours import BuildLayout, PlanRequest, container_layout, header_file, local_layout, toolchain_image
+from tfbuild.flavours import (
+    BuildLayout,
+    PlanRequest,
+    container_layout,
+    header_file,
+    local_layout,
+    toolchain_image,
+    tree_header_file,
+)
 from tfbuild.targets import MakefileProfile, fill
 from tfbuild.templating import render
 from tfbuild.tree_facts import MAKEFILE_DIR
@@ -49,7 +57,7 @@ def plan(request: PlanRequest) -> BuildPlan:
         image=image,
         mounts=layout.mounts,
         steps=_steps(request, profile, layout),
-        generated_files=(header_file(request),),
+        generated_files=(header_file(request), tree_header_file(request)),
         artifacts=tuple(
             Artifact(path=_makefile_path(layout, spec.path), name=spec.name, kind=spec.kind) for spec in profile.artifacts
         ),

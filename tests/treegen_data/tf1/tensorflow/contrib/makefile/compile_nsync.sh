@@ -8,4 +8,10 @@
 # (tfbuild test tree: a stub at the real script's path; the test tree's
 # stand-in framework needs no protobuf, nsync or downloaded dependencies.)
 
-echo "$(basename "$0"): nothing to do in a tfbuild test tree"
+# Like the real script: build (here: an empty archive) under downloads/nsync/builds/<arch>
+# and print the library's path.
+cd "$(dirname "$0")"
+lib=downloads/nsync/builds/default.linux.c++11/nsync.a
+mkdir -p "$(dirname "$lib")"
+[ -f "$lib" ] || ar rcs "$lib"
+echo "$(pwd)/$lib"
