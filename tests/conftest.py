@@ -54,6 +54,39 @@ _PROBES = {
 }
 
 
+@pytest.fixture(scope="session")
+def _kernel_index_cache(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("xdg-cache")
+
+
+@pytest.fixture(autouse=True)
+def _private_kernel_index_cache(monkeypatch, _kernel_index_cache):
+    """Keep the kernel-index cache of throwaway test trees out of the user's ~/.cache. One per
+    session: copies of one pristine tree share a commit, so later tests hit the cache."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(_kernel_index_cache))
+
+
+@pytest.fixture(scope="session")
+def pristine_trees(tmp_path_factory) -> dict[str, Path]:
+    """One TF 1.12-shaped and one TF 2.x-shaped tree (tests/treegen.py), built once."""
+    import treegen  # noqa: PLC0415
+
+    base = tmp_path_factory.mktemp("pristine")
+    return {"tf1": treegen.make_tf1_tree(base / "tf1"), "tf2": treegen.make_tf2_tree(base / "tf2")}
+
+
+@pytest.fixture
+def tf1_tree(pristine_trees, tmp_path) -> Path:
+    """A private copy of the TF 1.12-shaped tree, free to edit."""
+    return Path(shutil.copytree(pristine_trees["tf1"], tmp_path / "tf1", symlinks=True))
+
+
+@pytest.fixture
+def tf2_tree(pristine_trees, tmp_path) -> Path:
+    """A private copy of the TF 2.x-shaped tree, free to edit."""
+    return Path(shutil.copytree(pristine_trees["tf2"], tmp_path / "tf2", symlinks=True))
+
+
 _probe_cache: dict[str, str | None] = {}
 
 

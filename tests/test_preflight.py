@@ -23,34 +23,6 @@ TF221_MATMUL = "BatchMatMulOp<CPUDevice, float, float, float, true>"
 TF112_MATMUL = "MatMulOp<CPUDevice, float, false >"
 
 
-@pytest.fixture(scope="session")
-def _index_cache(tmp_path_factory):
-    return tmp_path_factory.mktemp("cache")
-
-
-@pytest.fixture(autouse=True)
-def _private_index_cache(monkeypatch, _index_cache):
-    """Keep the kernel-index cache of these throwaway trees out of the user's ~/.cache (shared
-    by the session: copies of one pristine tree have the same commit)."""
-    monkeypatch.setenv("XDG_CACHE_HOME", str(_index_cache))
-
-
-@pytest.fixture(scope="session")
-def _pristine_trees(tmp_path_factory):
-    base = tmp_path_factory.mktemp("pristine")
-    return {"tf1": treegen.make_tf1_tree(base / "tf1"), "tf2": treegen.make_tf2_tree(base / "tf2")}
-
-
-@pytest.fixture
-def tf1_tree(_pristine_trees, tmp_path):
-    return Path(shutil.copytree(_pristine_trees["tf1"], tmp_path / "tf1", symlinks=True))
-
-
-@pytest.fixture
-def tf2_tree(_pristine_trees, tmp_path):
-    return Path(shutil.copytree(_pristine_trees["tf2"], tmp_path / "tf2", symlinks=True))
-
-
 def ops_list(tmp_path: Path, pairs: list[list[str]], name: str = "ops.json") -> Path:
     path = tmp_path / name
     path.write_text(json.dumps(pairs))

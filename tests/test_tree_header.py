@@ -15,19 +15,12 @@ import pytest
 from tfbuild.cli import main
 from tfbuild.header import parse_header
 
-import treegen
-
 MATMUL_GRAPH = """
 node { name: "a" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
 node { name: "b" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } }
   attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape { dim { size: 1 } dim { size: 1 } } float_val: 2 } } } }
 node { name: "mm" op: "MatMul" input: "a" input: "b" attr { key: "T" value { type: DT_FLOAT } } }
 """
-
-
-@pytest.fixture(scope="module")
-def tf1_tree(tmp_path_factory) -> Path:
-    return treegen.make_tf1_tree(tmp_path_factory.mktemp("tree") / "tensorflow")
 
 
 @pytest.fixture(scope="module")

@@ -67,3 +67,18 @@ def sha256_tree(root: Path | str) -> str:
         digest.update(sha256_file(path).encode())
         digest.update(b"\n")
     return digest.hexdigest()
+
+
+def unified_diff(path: str, old_text: str, new_text: str) -> str:
+    """A ``git diff``-style unified diff of one file's planned change (``a/path`` → ``b/path``),
+    as ``--dry-run`` shows it."""
+    import difflib  # noqa: PLC0415
+
+    return "".join(
+        difflib.unified_diff(
+            old_text.splitlines(keepends=True),
+            new_text.splitlines(keepends=True),
+            fromfile=f"a/{path}",
+            tofile=f"b/{path}",
+        )
+    )

@@ -31,14 +31,13 @@ In a git checkout the rewritten tracked files are committed on tfbuild's work br
 
 from __future__ import annotations
 
-import difflib
 import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
 from tfbuild.errors import SourceTreeError
-from tfbuild.fileio import atomic_write_bytes
+from tfbuild.fileio import atomic_write_bytes, unified_diff
 from tfbuild.templating import render
 
 NAMESPACE = "protobuf3"
@@ -109,14 +108,7 @@ class TextRewrite:
     changes: int
 
     def diff(self) -> str:
-        return "".join(
-            difflib.unified_diff(
-                self.old_text.splitlines(keepends=True),
-                self.new_text.splitlines(keepends=True),
-                fromfile=f"a/{self.path}",
-                tofile=f"b/{self.path}",
-            )
-        )
+        return unified_diff(self.path, self.old_text, self.new_text)
 
 
 @dataclass(frozen=True)

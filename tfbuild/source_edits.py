@@ -15,7 +15,6 @@ commit. ``--dry-run`` only plans (and works on a dirty tree); applying refuses o
 
 from __future__ import annotations
 
-import difflib
 import posixpath
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,6 +31,7 @@ from tfbuild.build_files.kernels_build import (
 )
 from tfbuild.build_files.filegroups import read_filegroups
 from tfbuild.build_files.op_files_list import OP_FILES_LIST, add_op_files, listed_paths
+from tfbuild.fileio import unified_diff
 from tfbuild.errors import ConfigError, SourceTreeError
 from tfbuild.kernel_needs import NeededSources, Needs, needs_from_header, needs_from_models, resolve_needs
 from tfbuild.work_branch import CommitResult, RevertResult, commit_files, revert
@@ -53,14 +53,7 @@ class FileEdit:
     added: tuple[str, ...]
 
     def diff(self) -> str:
-        return "".join(
-            difflib.unified_diff(
-                self.old_text.splitlines(keepends=True),
-                self.new_text.splitlines(keepends=True),
-                fromfile=f"a/{self.path}",
-                tofile=f"b/{self.path}",
-            )
-        )
+        return unified_diff(self.path, self.old_text, self.new_text)
 
 
 @dataclass(frozen=True)
