@@ -64,10 +64,8 @@ def prepare_tf1_tree(root: Path, android_dir: Path) -> Path:
     subprocess.run(["git", "-C", str(root), "add", "WORKSPACE", ".bazelversion"], check=True)
     subprocess.run(["git", *identity, "-C", str(root), "commit", "-qm", "Pin Bazel; Android repositories"], check=True)
     makefile_dir = root / "tensorflow" / "contrib" / "makefile"
-    subprocess.run(["bash", str(makefile_dir / "download_dependencies.sh")], cwd=root, check=True, capture_output=True)
-    for archive in ("gen/protobuf/lib/libprotobuf.a", "downloads/nsync/builds/default.linux.c++11/nsync.a"):
-        (makefile_dir / archive).parent.mkdir(parents=True, exist_ok=True)
-        (makefile_dir / archive).write_bytes(b"!<arch>\n")  # an empty archive: prebuilt, nothing to link
+    for script in ("download_dependencies.sh", "compile_linux_protobuf.sh", "compile_nsync.sh"):
+        subprocess.run(["bash", str(makefile_dir / script)], cwd=root, check=True, capture_output=True)
     return root
 
 
@@ -126,6 +124,10 @@ def registered_kernels(benchmark: Path) -> tuple[set[tuple[str, str]], set[str]]
     import subprocess
 
     output = subprocess.run([str(benchmark)], capture_output=True, text=True, check=True).stdout
+    return _parse_registry(output)
+
+
+def _parse_registry(output: str) -> tuple[set[tuple[str, str]], set[str]]:
     kernels, ops = set(), set()
     for line in output.splitlines():
         fields = line.split("\t")
@@ -134,3 +136,26 @@ def registered_kernels(benchmark: Path) -> tuple[set[tuple[str, str]], set[str]]
         elif fields[0] == "op":
             ops.add(fields[1])
     return kernels, ops
+
+
+REGISTRY_PROBE = """
+import ctypes, sys
+library = ctypes.CDLL(sys.argv[1])
+for prefix, name in (("kernel", "TfStandinRegisteredKernels"), ("op", "TfStandinRegisteredOps")):
+    function = getattr(library, name)
+    function.restype = ctypes.c_char_p
+    for line in function().decode().splitlines():
+        print(prefix + "\t" + line)
+"""
+
+
+def library_registry(library: Path) -> tuple[set[tuple[str, str]], set[str]]:
+    """Like :func:`registered_kernels`, for a test tree's shared library (``libtensorflow_cc.so``):
+    loaded in a fresh process, its static initializers register what selective registration kept."""
+    import subprocess
+    import sys
+
+    output = subprocess.run(
+        [sys.executable, "-c", REGISTRY_PROBE, str(library)], capture_output=True, text=True, check=True
+    ).stdout
+    return _parse_registry(output)

@@ -5,8 +5,8 @@
    example's arithmetic run under qemu-user). The cross archives compile against the same
    TensorFlow wheel headers: they do compile for 32-bit ARM hard-float.
 2. A TF 1.x-shaped tree (tests/treegen.py) with the contrib Makefile flavour (ccache in a volume,
-   downloads/ pre-filled) through ``tfbuild build``, and with Bazel 0.26.1 from the planner's own
-   plan (see real_build_plans.tree_plan for the one target swapped).
+   downloads/ pre-filled) and with Bazel 0.26.1 in the bazel toolchain, both through
+   ``tfbuild build``.
 
 TensorFlow is the oracle: the header comes from tfbuild's analysis of the model, the selective
 library runs the model in TensorFlow, and the qemu-run results must equal TensorFlow's.
@@ -14,6 +14,7 @@ library runs the model in TensorFlow, and the qemu-run results must equal Tensor
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import re
@@ -30,15 +31,13 @@ from real_build_plans import (
     SRC,
     TOOLS_IMAGE_DIR,
     TREE_BAZEL_VERSION,
-    app_header,
+    library_registry,
     prepare_tf1_tree,
     registered_kernels,
     run_in_toolchain,
-    tree_plan,
 )
 from tfbuild.docker_engine import docker_client
 from tfbuild.example import example_model, example_sources
-from tfbuild.executor import ExecutionResult, execute_plan
 from tfbuild.header import parse_header
 from tfbuild.targets import get_target
 from toolchain_fixtures import bazel_toolchain, linux_toolchain
@@ -67,6 +66,7 @@ class CliBuild:
     out: Path
     stdout: str
     manifest: dict
+    tree: Path | None = None
 
     @property
     def header(self) -> Path:
@@ -236,22 +236,17 @@ def makefile_build(tmp_path_factory, cache_prefix) -> CliBuild:
     )
 
 
-@dataclass(frozen=True)
-class BazelBuild:
-    header: Path
-    tree: Path
-    plan: object
-    result: ExecutionResult
-
-
 @pytest.fixture(scope="module")
-def bazel_build(tmp_path_factory, cache_prefix) -> BazelBuild:
+def bazel_build(tmp_path_factory, cache_prefix) -> CliBuild:
+    """``tfbuild build --flavour bazel`` on a tree pinned to Bazel 0.26.1 (.bazelversion)."""
     bazel_toolchain()
     root = tmp_path_factory.mktemp("real-bazel")
     tree = prepare_tf1_tree(root / "tree", root / "android")
-    header = app_header("app_a", root / "header")
-    plan = tree_plan("linux-x86_64", "bazel", tree, "app_a", header, root / "out", cache_prefix=cache_prefix)
-    return BazelBuild(header, tree, plan, execute_plan(plan))
+    build = tfbuild_build(
+        root / "out", "--target", "linux-x86_64", "--flavour", "bazel", "--source", str(tree),
+        "--model", str(APPS_DIR / "app_a.json"), "--cache-prefix", cache_prefix,
+    )
+    return dataclasses.replace(build, tree=tree)
 
 
 def _expected(header: Path) -> tuple[set[str], set[str]]:
@@ -275,11 +270,13 @@ def test_the_makefile_flavour_builds_the_tree_selectively_with_ccache(makefile_b
 
 @pytest.mark.bazel
 def test_bazel_in_the_container_builds_the_tree_selectively(bazel_build):
-    assert bazel_build.plan.image.build_args["BAZEL_VERSION"] == TREE_BAZEL_VERSION
-    bazel_step = next(step for step in bazel_build.plan.steps if step.argv[0] == "bazel")
-    assert "--copt=-DSELECTIVE_REGISTRATION" in bazel_step.argv
-    assert "Build completed successfully" in bazel_build.result.log_path.read_text()
-    kernels, ops = registered_kernels(bazel_build.result.artifacts[0])
+    assert f"bazel-{TREE_BAZEL_VERSION}" in bazel_build.manifest["toolchain"]["image"] or TREE_BAZEL_VERSION in json.dumps(
+        bazel_build.manifest
+    )
+    log = (bazel_build.out / "linux-x86_64.build.log").read_text()
+    assert "--copt=-DSELECTIVE_REGISTRATION" in log
+    assert "Build completed successfully" in log
+    kernels, ops = library_registry(bazel_build.artifact("libtensorflow_cc.so"))
     classes, selected_ops = _expected(bazel_build.header)
     assert {cls for _, cls in kernels} == classes
     assert ("Relu", "ReluOp<CPUDevice,float>") in kernels
@@ -292,4 +289,4 @@ def test_bazel_parsed_the_workspace_with_tfbuilds_android_block(bazel_build):
     workspace = (bazel_build.tree / "WORKSPACE").read_text()
     assert "android_sdk_repository(" in workspace and 'path = "/opt/android-sdk"' in workspace
     assert "# BEGIN tfbuild android repositories" in workspace
-    assert bazel_build.result.artifacts[0].stat().st_size > 0  # the build that read it succeeded
+    assert bazel_build.artifact("libtensorflow_cc.so").stat().st_size > 0  # the build that read it succeeded

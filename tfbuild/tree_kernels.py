@@ -85,7 +85,11 @@ def retarget_ops_and_kernels(
     index: KernelIndex,
 ) -> RetargetResult:
     """The tree's (op, class) pairs for ``needed`` (``Analysis.ops_and_kernels()``: op names
-    with the installed TF's class names, which are only used to report foreign classes).
+    with the installed TF's class names).
+
+    Where the tree registers every class named for an op, exactly those are kept (an ops list
+    or a header from the matching TF version selects precisely). Otherwise the op's classes
+    are chosen by dtype, as below.
 
     ``dtypes_by_op`` holds the ``T``/``dtype`` values seen on each op's nodes, as TF names
     (``OpRequirement.dtypes``); an op without an entry (or with only unknown names) keeps every
@@ -95,10 +99,19 @@ def retarget_ops_and_kernels(
     pairs: set[tuple[str, str]] = set()
     missing = []
     fallback = []
+    named: dict[str, set[str]] = {}
+    for op, kernel_class in needed:
+        if kernel_class:
+            named.setdefault(op, set()).add(_squash(kernel_class))
     for op in ops:
         registrations = index.registrations_for_op(op)
         if not registrations:
             missing.append(op)
+            continue
+        spelled = {_squash(r.kernel_class): r.kernel_class for r in registrations}
+        if named.get(op) and named[op] <= spelled.keys():
+            # The tree registers exactly the classes asked for: keep those, no more.
+            pairs.update((op, spelled[squashed]) for squashed in named[op])
             continue
         seen = {c for c in (canonical_dtype(d) for d in dtypes_by_op.get(op, ())) if c}
         chosen = [r for r in registrations if _fits(r, seen)] if seen else list(registrations)
