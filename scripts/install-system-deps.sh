@@ -10,12 +10,14 @@ packages=(
   g++-arm-linux-gnueabihf g++-aarch64-linux-gnu binutils-arm-linux-gnueabihf binutils-aarch64-linux-gnu
   qemu-user
   docker.io debootstrap
-  npm
 )
 missing=()
 for pkg in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
 done
+# npm installs Bazel; a Node.js from elsewhere (NodeSource) ships its own npm and conflicts
+# with Debian's package, so Debian's is only taken when there is no npm at all.
+command -v npm >/dev/null || missing+=(npm)
 if [ "${#missing[@]}" -gt 0 ]; then
   export DEBIAN_FRONTEND=noninteractive
   $SUDO apt-get update -q
