@@ -32,17 +32,14 @@ from real_build_plans import app_header, prepare_tf1_tree, tree_plan  # noqa: E4
 from tfbuild.docker_engine import docker_client  # noqa: E402
 from tfbuild.executor import execute_plan  # noqa: E402
 
-DISK_CACHE = "/cache/bazel/disk-cache"
 RUNS = (("app_a", "app A, cold caches"), ("app_b", "app B, same tree, warm caches"), ("app_a", "app A again"))
 
 
-def with_disk_cache(plan):
-    """The plan with Bazel's content-addressed ``--disk_cache`` in the cache volume: the output
-    root alone keeps only the last build's outputs, so switching back to app A rebuilds it."""
+def without_disk_cache(plan):
+    """The plan without Bazel's ``--disk_cache`` (the flavour passes it), to show what the
+    output root alone keeps: only the last build's outputs, so switching back rebuilds."""
     steps = tuple(
-        dataclasses.replace(step, argv=(*step.argv[: step.argv.index("build") + 1],
-                                        f"--disk_cache={DISK_CACHE}", *step.argv[step.argv.index("build") + 1 :]))
-        if step.argv[0] == "bazel" else step
+        dataclasses.replace(step, argv=tuple(a for a in step.argv if not a.startswith("--disk_cache=")))
         for step in plan.steps
     )
     return dataclasses.replace(plan, steps=steps)
@@ -59,8 +56,8 @@ def bench_flavour(
         for index, (app, label) in enumerate(RUNS):
             out = scratch / f"out-{flavour}-{index}"
             plan = tree_plan("linux-x86_64", flavour, tree, app, headers[app], out, cache_prefix=prefix)
-            if disk_cache:
-                plan = with_disk_cache(plan)
+            if flavour == "bazel" and not disk_cache:
+                plan = without_disk_cache(plan)
             started = time.monotonic()
             execute_plan(plan)
             timings.append((label, time.monotonic() - started))

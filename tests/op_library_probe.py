@@ -12,6 +12,16 @@ from __future__ import annotations
 import json
 import sys
 
+# What the tests ask about the bundled example library (examples/custom_ops) and its model.
+EXAMPLE_OPS = ("ExampleScale", "ExampleClip", "ExampleSquare", "ExampleCount")
+X = [-2.0, -0.25, 0.5, 1.0, 4.0, 1.25]
+N = [-2, 0, 5, 7]
+EXAMPLE_REQUEST = {
+    "ops": list(EXAMPLE_OPS),
+    "feeds": {"x": {"dtype": "float32", "values": X}, "n": {"dtype": "int32", "values": N}},
+    "fetches": ["clipped", "positives", "n_scaled"],
+}
+
 
 def main(library: str, model: str, request_json: str) -> None:
     import numpy as np

@@ -1,13 +1,13 @@
 """Helpers of the real-build tests and the cache-reuse benchmark: a check command in the linux
 toolchain, TF 1.x-shaped trees prepared as a user would have them, and the planner's plans for
-them (for the Bazel flavour, which ``tfbuild build`` cannot run on the test tree as is).
+them (for the cache-reuse benchmark).
 """
 
 from __future__ import annotations
 
 from pathlib import Path, PurePosixPath
 
-from tfbuild.build_plan import Artifact, BuildPlan, Mount
+from tfbuild.build_plan import BuildPlan, Mount
 from tfbuild.container import BuildContainer, ContainerConfig
 from tfbuild.example import example_sources_dir
 from tfbuild.toolchain_images import toolchain_spec
@@ -31,7 +31,6 @@ def run_in_toolchain(argv: list[str], host_dir: Path, *, name: str = "linux") ->
 APPS_DIR = Path(__file__).resolve().parent / "data" / "apps"
 TREE_BAZEL_VERSION = "0.26.1"
 """The Bazel the tree asks for (.bazelversion): the last npm release that builds C++ offline."""
-BENCHMARK_LABEL = "//tensorflow/tools/benchmark:benchmark_model"
 
 
 def prepare_tf1_tree(root: Path, android_dir: Path) -> Path:
@@ -86,12 +85,8 @@ def app_header(app: str, out_dir: Path) -> Path:
 def tree_plan(
     target: str, flavour: str, tree: Path, app: str, header: Path, out_dir: Path, *, cache_prefix: str
 ) -> BuildPlan:
-    """The planner's plan for ``flavour`` on ``tree``. For Bazel, the tree's benchmark binary
-    replaces the profile's ``//tensorflow:libtensorflow_cc.so``, which the test tree lacks; the
-    binary prints the kernels it registered, which is what the tests check."""
-    import dataclasses
-
-    from tfbuild.build_plan import Step
+    """The planner's plan for ``flavour`` on ``tree`` with ``header`` (what ``tfbuild build``
+    would run), for the benchmark to execute and time without the analysis in front."""
     from tfbuild.flavours import plan_build
     from tfbuild.options import resolve_build_options
     from tfbuild.tree_facts import read_tree_facts
@@ -101,22 +96,7 @@ def tree_plan(
          "output_dir": str(out_dir), "cache_prefix": cache_prefix},
         environ={}, cwd=out_dir.parent,
     )
-    plan = plan_build(options, header_text=header.read_text(), tree=read_tree_facts(tree), flavour=flavour)
-    if flavour != "bazel":
-        return plan
-    library_label = "//tensorflow:libtensorflow_cc.so"
-    built = PurePosixPath("/src/bazel-bin/tensorflow/tools/benchmark/benchmark_model")
-    collected = PurePosixPath("/out/benchmark_model")
-    steps = []
-    for step in plan.steps:
-        if step.name.startswith("collect "):
-            step = Step("collect benchmark_model", ("cp", "-fL", str(built), str(collected)), step.workdir)
-        else:
-            step = dataclasses.replace(step, argv=tuple(BENCHMARK_LABEL if a == library_label else a for a in step.argv))
-        steps.append(step)
-    return dataclasses.replace(
-        plan, steps=tuple(steps), artifacts=(Artifact(collected, "benchmark_model", "executable"),)
-    )
+    return plan_build(options, header_text=header.read_text(), tree=read_tree_facts(tree), flavour=flavour)
 
 
 def registered_kernels(benchmark: Path) -> tuple[set[tuple[str, str]], set[str]]:

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from op_library_probe import EXAMPLE_REQUEST as REQUEST, N, X
 
 from real_build_plans import (
     APPS_DIR,
@@ -46,14 +47,6 @@ pytestmark = [pytest.mark.docker, pytest.mark.tensorflow]
 
 PROBE = Path(__file__).resolve().parent / "op_library_probe.py"
 FUNCTOR_CHECK = Path(__file__).resolve().parent / "data" / "cross" / "functor_check.cc"
-EXAMPLE_OPS = ("ExampleScale", "ExampleClip", "ExampleSquare", "ExampleCount")
-X = [-2.0, -0.25, 0.5, 1.0, 4.0, 1.25]
-N = [-2, 0, 5, 7]
-REQUEST = {
-    "ops": list(EXAMPLE_OPS),
-    "feeds": {"x": {"dtype": "float32", "values": X}, "n": {"dtype": "int32", "values": N}},
-    "fetches": ["clipped", "positives", "n_scaled"],
-}
 CROSS_TARGETS = {
     # target: (readelf, qemu, sysroot, ELF machine)
     "pi-armv7": ("arm-linux-gnueabihf-readelf", "qemu-arm", "/usr/arm-linux-gnueabihf", "ARM"),

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from op_library_probe import EXAMPLE_OPS, EXAMPLE_REQUEST as REQUEST, N, X
 from example_run import example_run
 
 from tfbuild.example import ExamplePaths, example_model
@@ -24,14 +25,6 @@ from tfbuild.example import ExamplePaths, example_model
 pytestmark = [pytest.mark.compiler, pytest.mark.tensorflow]
 
 PROBE = Path(__file__).resolve().parent / "op_library_probe.py"
-EXAMPLE_OPS = ("ExampleScale", "ExampleClip", "ExampleSquare", "ExampleCount")
-X = [-2.0, -0.25, 0.5, 1.0, 4.0, 1.25]
-N = [-2, 0, 5, 7]
-REQUEST = {
-    "ops": list(EXAMPLE_OPS),
-    "feeds": {"x": {"dtype": "float32", "values": X}, "n": {"dtype": "int32", "values": N}},
-    "fetches": ["clipped", "positives", "n_scaled"],
-}
 
 
 @pytest.fixture(scope="session")

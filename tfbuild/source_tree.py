@@ -72,7 +72,7 @@ def inspect_source_tree(root: Path) -> SourceTreeInfo:
         flavours.append("makefile")
     if (root / "WORKSPACE").is_file() and (root / KERNELS_BUILD).is_file():
         flavours.append("bazel")
-    commit, dirty = _git_state(root)
+    commit, dirty = git_state(root)
     return SourceTreeInfo(
         root=root,
         tf_version=str(version),
@@ -131,7 +131,7 @@ def _filegroup_family(root: Path) -> str | None:
     return "android" if "android" in families else None
 
 
-def _git_state(root: Path) -> tuple[str | None, bool]:
+def git_state(root: Path) -> tuple[str | None, bool]:
     """(commit, tracked files changed); (None, False) outside git, e.g. a source tarball."""
     import git  # noqa: PLC0415 - GitPython loads slowly; only the source step needs it
 

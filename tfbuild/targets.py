@@ -270,45 +270,37 @@ def _nsync(value: Any, where: str) -> NsyncBuild:
     return build
 
 
-def _artifacts(value: Any, where: str) -> tuple[ArtifactSpec, ...]:
+def _kinded_entries(value: Any, where: str, first: str) -> list[tuple[str, str, str]]:
+    """A non-empty list of ``{<first>, name, kind}`` tables (artifacts, Bazel targets) as
+    ``(first, name, kind)`` triples, each key checked and named in errors."""
     if not isinstance(value, list) or not value:
         raise ConfigError(f"{where}: expected a non-empty list of tables")
-    specs = []
+    entries = []
     for index, item in enumerate(value):
         item_where = f"{where}[{index}]"
         data = table(item, where=item_where)
-        check_keys(data, ("path", "name", "kind"), where=item_where)
-        require_keys(data, ("path", "name", "kind"), where=item_where)
-        specs.append(
-            ArtifactSpec(
-                path=string(data["path"], where=f"{item_where}.path"),
-                name=string(data["name"], where=f"{item_where}.name"),
-                kind=_choice(data["kind"], ARTIFACT_KINDS, where=f"{item_where}.kind"),
-            )
-        )
-    return tuple(specs)
+        check_keys(data, (first, "name", "kind"), where=item_where)
+        require_keys(data, (first, "name", "kind"), where=item_where)
+        entries.append((
+            string(data[first], where=f"{item_where}.{first}"),
+            string(data["name"], where=f"{item_where}.name"),
+            _choice(data["kind"], ARTIFACT_KINDS, where=f"{item_where}.kind"),
+        ))
+    return entries
+
+
+def _artifacts(value: Any, where: str) -> tuple[ArtifactSpec, ...]:
+    return tuple(ArtifactSpec(path=p, name=n, kind=k) for p, n, k in _kinded_entries(value, where, "path"))
 
 
 def _bazel(value: Any, where: str) -> BazelProfile:
     data = table(value, where=where)
     check_keys(data, ("dockerfile", "config", "config_flags", "targets", "needs_android_workspace"), where=where)
     require_keys(data, ("dockerfile", "config", "config_flags", "targets"), where=where)
-    targets = []
-    raw_targets = data["targets"]
-    if not isinstance(raw_targets, list) or not raw_targets:
-        raise ConfigError(f"{where} targets: expected a non-empty list of tables")
-    for index, item in enumerate(raw_targets):
-        item_where = f"{where} targets[{index}]"
-        entry = table(item, where=item_where)
-        check_keys(entry, ("package", "name", "kind"), where=item_where)
-        require_keys(entry, ("package", "name", "kind"), where=item_where)
-        targets.append(
-            BazelTarget(
-                package=string(entry["package"], where=f"{item_where}.package"),
-                name=string(entry["name"], where=f"{item_where}.name"),
-                kind=_choice(entry["kind"], ARTIFACT_KINDS, where=f"{item_where}.kind"),
-            )
-        )
+    targets = [
+        BazelTarget(package=p, name=n, kind=k)
+        for p, n, k in _kinded_entries(data["targets"], f"{where} targets", "package")
+    ]
     return BazelProfile(
         dockerfile=string(data["dockerfile"], where=f"{where} dockerfile"),
         config=string(data["config"], where=f"{where} config"),

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import re
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -89,14 +88,10 @@ def read_version(root: Path) -> TensorFlowVersion:
 
 def git_commit(root: Path) -> str | None:
     """The checked-out commit, or None outside git (a tarball of the sources)."""
-    try:
-        done = subprocess.run(
-            ["git", "-C", str(root), "rev-parse", "--verify", "HEAD"], capture_output=True, text=True, check=False
-        )
-    except FileNotFoundError:
-        return None
-    commit = done.stdout.strip()
-    return commit if done.returncode == 0 and re.fullmatch(r"[0-9a-f]{40,64}", commit) else None
+    # source_tree reads version.h through this module, so it is imported here, not at the top.
+    from tfbuild.source_tree import git_state  # noqa: PLC0415
+
+    return git_state(root)[0]
 
 
 def _wanted_bazel(root: Path) -> str | None:
