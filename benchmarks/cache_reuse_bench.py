@@ -50,11 +50,11 @@ def bench_flavour(
 ) -> list[tuple[str, float]]:
     prefix = f"tfbuild-bench-{uuid.uuid4().hex[:8]}"
     name = f"{flavour}+disk_cache" if disk_cache else flavour
-    tree = prepare_tf1_tree(scratch / f"tree-{flavour}", scratch / "android")
+    tree = prepare_tf1_tree(scratch / f"tree-{name}", scratch / "android")
     timings = []
     try:
         for index, (app, label) in enumerate(RUNS):
-            out = scratch / f"out-{flavour}-{index}"
+            out = scratch / f"out-{name}-{index}"
             plan = tree_plan("linux-x86_64", flavour, tree, app, headers[app], out, cache_prefix=prefix)
             if flavour == "bazel" and not disk_cache:
                 plan = without_disk_cache(plan)
