@@ -29,8 +29,8 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from real_build_plans import app_header, prepare_tf1_tree, tree_plan  # noqa: E402
 
-from tfbuild.docker_engine import docker_client  # noqa: E402
-from tfbuild.executor import execute_plan  # noqa: E402
+from tfbuild.toolchain.engine import docker_client  # noqa: E402
+from tfbuild.build.executor import execute_plan  # noqa: E402
 
 RUNS = (("app_a", "app A, cold caches"), ("app_b", "app B, same tree, warm caches"), ("app_a", "app A again"))
 

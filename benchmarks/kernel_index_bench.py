@@ -26,7 +26,7 @@ sys.path.insert(0, str(REPO / "tests"))
 
 import treegen  # noqa: E402
 
-from tfbuild.kernel_index import IndexStats, build_kernel_index  # noqa: E402
+from tfbuild.tree.kernel_index import IndexStats, build_kernel_index  # noqa: E402
 
 
 def _timed(action) -> tuple[float, object]:

@@ -24,9 +24,9 @@ sys.path.insert(0, str(ROOT / "tests"))
 import treegen  # noqa: E402
 from test_kernels_build import ANDROID_BUILD  # noqa: E402
 
-from tfbuild.build_files.kernels_build import add_kernel_sources  # noqa: E402
-from tfbuild.preflight import PreflightRequest, run_preflight  # noqa: E402
-from tfbuild.source_edits import EditRequest, run_edit, run_revert  # noqa: E402
+from tfbuild.tree.build_files.kernels_build import add_kernel_sources  # noqa: E402
+from tfbuild.tree.preflight import PreflightRequest, run_preflight  # noqa: E402
+from tfbuild.tree.edits import EditRequest, run_edit, run_revert  # noqa: E402
 
 _RULE = """tf_kernel_library(
     name = "op_{i}",

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from pathlib import Path, PurePosixPath
 
-from tfbuild.build_plan import BuildPlan, Mount
-from tfbuild.container import BuildContainer, ContainerConfig
-from tfbuild.example import example_sources_dir
-from tfbuild.toolchain_images import toolchain_spec
+from tfbuild.build.plan import BuildPlan, Mount
+from tfbuild.toolchain.container import BuildContainer, ContainerConfig
+from tfbuild.build.example import example_sources_dir
+from tfbuild.toolchain.images import toolchain_spec
 
 SRC = PurePosixPath("/src")  # the example sources, in check containers
 TOOLS_IMAGE_DIR = PurePosixPath("/check")
@@ -41,9 +41,9 @@ def prepare_tf1_tree(root: Path, android_dir: Path) -> Path:
     (``downloads/``, protobuf and nsync), so those steps are skipped as on an offline CI."""
     import subprocess
 
-    from tfbuild.options import AndroidOptions
-    from tfbuild.tree_facts import read_version
-    from tfbuild.workspace import apply_block, render_android_block, resolve_android_repositories
+    from tfbuild.build.options import AndroidOptions
+    from tfbuild.tree.facts import read_version
+    from tfbuild.build.workspace import apply_block, render_android_block, resolve_android_repositories
     from treegen import make_tf1_tree
 
     make_tf1_tree(root)
@@ -87,9 +87,9 @@ def tree_plan(
 ) -> BuildPlan:
     """The planner's plan for ``flavour`` on ``tree`` with ``header`` (what ``tfbuild build``
     would run), for the benchmark to execute and time without the analysis in front."""
-    from tfbuild.flavours import plan_build
-    from tfbuild.options import resolve_build_options
-    from tfbuild.tree_facts import read_tree_facts
+    from tfbuild.build.flavours import plan_build
+    from tfbuild.build.options import resolve_build_options
+    from tfbuild.tree.facts import read_tree_facts
 
     options = resolve_build_options(
         {"target": target, "flavour": flavour, "source": str(tree), "models": [str(APPS_DIR / f"{app}.json")],

@@ -17,16 +17,16 @@ import pytest
 from android_dirs import make_ndk, make_sdk
 from treegen import make_tf1_tree, make_tf2_tree
 
-from tfbuild.build_plan import Step
+from tfbuild.build.plan import Step
 from tfbuild.errors import ConfigError, SourceTreeError
-from tfbuild.flavours import choose_flavour, plan_build
-from tfbuild.flavours.makefile import DOWNLOAD_STEP, dependencies_only
-from tfbuild.options import resolve_build_options
-from tfbuild.plan_text import normalize, plan_text
+from tfbuild.build.flavours import choose_flavour, plan_build
+from tfbuild.build.flavours.makefile import DOWNLOAD_STEP, dependencies_only
+from tfbuild.build.options import resolve_build_options
+from tfbuild.build.plan_text import normalize, plan_text
 from tfbuild.resources import examples_dir
-from tfbuild.targets import get_target, load_targets
-from tfbuild.tree_facts import read_tree_facts
-from tfbuild.workspace import BEGIN_MARKER
+from tfbuild.toolchain.targets import get_target, load_targets
+from tfbuild.tree.facts import read_tree_facts
+from tfbuild.build.workspace import BEGIN_MARKER
 
 GOLDEN_DIR = Path(__file__).parent / "golden" / "plans"
 REPO = Path(__file__).resolve().parent.parent
@@ -107,7 +107,7 @@ def test_golden_tf2_plan(world, target, flavour, tree):
 @pytest.mark.tensorflow
 @pytest.mark.parametrize("target, flavour", OPS_CASES, ids=[f"{t}-{f}" for t, f in OPS_CASES])
 def test_golden_ops_library_plan(world, target, flavour):
-    from tfbuild.flavours.ops_library import installed_tensorflow
+    from tfbuild.build.flavours.ops_library import installed_tensorflow
 
     tensorflow = installed_tensorflow()
     sources = tuple(str(path) for path in sorted((examples_dir() / "custom_ops").glob("*.cc")))

@@ -10,15 +10,15 @@ from pathlib import Path, PurePosixPath
 
 import pytest
 
-from tfbuild.build_plan import Mount
-from tfbuild.container import (
+from tfbuild.build.plan import Mount
+from tfbuild.toolchain.container import (
     BuildContainer,
     CommandTimeout,
     ContainerConfig,
     ContainerStartError,
     wait_gone,
 )
-from tfbuild.docker_engine import docker_client
+from tfbuild.toolchain.engine import docker_client
 from toolchain_fixtures import require_base_image
 
 pytestmark = pytest.mark.docker

@@ -9,11 +9,11 @@ from pathlib import Path, PurePosixPath
 import pytest
 from rich.console import Console
 
-from tfbuild.build_plan import Artifact, BuildPlan, GeneratedFile, ImageSpec, Mount, Step
-from tfbuild.container import CommandTimeout
-from tfbuild.docker_engine import docker_client
+from tfbuild.build.plan import Artifact, BuildPlan, GeneratedFile, ImageSpec, Mount, Step
+from tfbuild.toolchain.container import CommandTimeout
+from tfbuild.toolchain.engine import docker_client
 from tfbuild.errors import BuildError, ToolchainError
-from tfbuild.executor import StepFailed, execute_plan
+from tfbuild.build.executor import StepFailed, execute_plan
 from toolchain_fixtures import require_base_image
 
 

@@ -8,10 +8,10 @@ import subprocess
 import pytest
 from modelgen import models  # noqa: F401  (session fixture)
 
-from tfbuild.analysis import analyze_models
+from tfbuild.model.analysis import analyze_models
 from tfbuild.cli import main
 from tfbuild.errors import ConfigError, InputFileError
-from tfbuild.header import (
+from tfbuild.model.header import (
     DEFAULT_OPS,
     HeaderOptions,
     parse_header,
@@ -19,7 +19,7 @@ from tfbuild.header import (
     write_header,
     write_ops_list,
 )
-from tfbuild.model_formats import load_model
+from tfbuild.model.formats import load_model
 
 pytestmark = pytest.mark.tensorflow
 

@@ -18,9 +18,9 @@ from pathlib import Path
 import pytest
 
 import treegen
-from tfbuild.cpp_conditions import evaluate
+from tfbuild.cpp.conditions import evaluate
 from tfbuild.errors import SourceTreeError
-from tfbuild.kernel_index import IndexStats, build_kernel_index
+from tfbuild.tree.kernel_index import IndexStats, build_kernel_index
 
 CASES = Path(__file__).resolve().parent / "kernel_index_cases"
 K = treegen.KERNELS_DIR

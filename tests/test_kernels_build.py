@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from tfbuild.build_files.filegroups import read_filegroups
-from tfbuild.build_files.kernels_build import (
+from tfbuild.tree.build_files.filegroups import read_filegroups
+from tfbuild.tree.build_files.kernels_build import (
     PackageFiles,
     add_kernel_sources,
     entry_for_path,

@@ -12,8 +12,8 @@ import pytest
 
 from tfbuild.cli import main
 from tfbuild.errors import ConfigError, InputFileError
-from tfbuild.linkflags import link_inputs, render_link_snippets, write_link_snippets
-from tfbuild.targets import get_target
+from tfbuild.build.linkflags import link_inputs, render_link_snippets, write_link_snippets
+from tfbuild.toolchain.targets import get_target
 
 LIBS = ("libtensorflow-core.a", "libprotobuf.a", "libnsync.a")
 

@@ -8,8 +8,8 @@ import json
 from pathlib import Path, PurePosixPath
 
 from tfbuild import __version__
-from tfbuild.build_plan import Artifact, BuildPlan, ImageSpec
-from tfbuild.manifest import TensorFlowRecord, make_manifest, write_manifest
+from tfbuild.build.plan import Artifact, BuildPlan, ImageSpec
+from tfbuild.build.manifest import TensorFlowRecord, make_manifest, write_manifest
 
 
 def sha(path: Path) -> str:

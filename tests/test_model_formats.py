@@ -7,7 +7,7 @@ import shutil
 import pytest
 from modelgen import models  # noqa: F401  (session fixture)
 
-from tfbuild.model_formats import ModelFormat, load_model
+from tfbuild.model.formats import ModelFormat, load_model
 
 pytestmark = pytest.mark.tensorflow
 

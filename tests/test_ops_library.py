@@ -13,7 +13,7 @@ from pathlib import Path, PurePosixPath
 import pytest
 
 from tfbuild.errors import BuildError, ConfigError, InputFileError, ToolchainError
-from tfbuild.ops_library import (
+from tfbuild.build.op_library import (
     OpsLibrarySpec,
     build_ops_library,
     first_error_line,

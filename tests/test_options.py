@@ -9,8 +9,8 @@ import pytest
 
 from tfbuild.cli import main
 from tfbuild.errors import ConfigError
-from tfbuild.header import DEFAULT_OPS
-from tfbuild.options import OPTIONS, resolve_build_options
+from tfbuild.model.header import DEFAULT_OPS
+from tfbuild.build.options import OPTIONS, resolve_build_options
 
 INVALID = sorted((Path(__file__).parent / "invalid_configs").glob("*.toml"))
 

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from tfbuild.analysis import Analysis, OpRequirement
+from tfbuild.model.analysis import Analysis, OpRequirement
 from tfbuild.errors import ConfigError, PreflightError
-from tfbuild.header import HeaderOptions, write_header
-from tfbuild.preflight import PreflightRequest, require_pass, run_preflight
-from tfbuild.source_edits import EditRequest, run_edit
+from tfbuild.model.header import HeaderOptions, write_header
+from tfbuild.tree.preflight import PreflightRequest, require_pass, run_preflight
+from tfbuild.tree.edits import EditRequest, run_edit
 
 import treegen
 
@@ -133,7 +133,7 @@ def test_a_header_written_by_the_installed_tensorflow_is_caught_on_a_tf112_tree(
     the TF 1.12-shaped tree registers both kernels under other class strings."""
     import tensorflow as tf
 
-    from tfbuild.analysis import analyze_models
+    from tfbuild.model.analysis import analyze_models
 
     @tf.function
     def model(a, b):

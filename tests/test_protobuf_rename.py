@@ -12,7 +12,7 @@ import pytest
 
 from tfbuild.errors import SourceTreeError
 from tfbuild.fileio import sha256_tree
-from tfbuild.protobuf_rename import (
+from tfbuild.tree.protobuf_rename import (
     MAKEFILE,
     PROTOBUF_SRC,
     apply_protobuf_rename,
@@ -300,7 +300,7 @@ def _git(root: Path, *args: str) -> str:
 def test_in_a_git_checkout_tracked_rewrites_are_committed_on_the_work_branch(tmp_path, monkeypatch):
     """TensorFlow's own files are tracked, the downloads are ignored: the rename leaves the tree
     clean (so the next `tfbuild edit` is allowed) and `--revert` takes the tracked part back."""
-    from tfbuild.work_branch import WORK_BRANCH, revert
+    from tfbuild.tree.work_branch import WORK_BRANCH, revert
 
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", os.devnull)
     root = make_tree(tmp_path / "tree")

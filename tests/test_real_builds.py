@@ -37,10 +37,10 @@ from real_build_plans import (
     registered_kernels,
     run_in_toolchain,
 )
-from tfbuild.docker_engine import docker_client
-from tfbuild.example import example_model, example_sources
-from tfbuild.header import parse_header
-from tfbuild.targets import get_target
+from tfbuild.toolchain.engine import docker_client
+from tfbuild.build.example import example_model, example_sources
+from tfbuild.model.header import parse_header
+from tfbuild.toolchain.targets import get_target
 from toolchain_fixtures import bazel_toolchain, linux_toolchain
 
 pytestmark = [pytest.mark.docker, pytest.mark.tensorflow]
@@ -134,7 +134,7 @@ def _nm(library: Path) -> str:
 
 def test_the_selective_library_built_in_the_container_runs_the_model_in_tensorflow(op_builds, tf_outputs):
     build = op_builds["linux-x86_64"]
-    from tfbuild.docker_engine import docker_client as client
+    from tfbuild.toolchain.engine import docker_client as client
 
     toolchain = build.manifest["toolchain"]  # the image the build really ran in
     assert toolchain["image_id"] == client().images.get(toolchain["image_tag"]).id

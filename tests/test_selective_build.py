@@ -20,7 +20,7 @@ import pytest
 from op_library_probe import EXAMPLE_OPS, EXAMPLE_REQUEST as REQUEST, N, X
 from example_run import example_run
 
-from tfbuild.example import ExamplePaths, example_model
+from tfbuild.build.example import ExamplePaths, example_model
 
 pytestmark = [pytest.mark.compiler, pytest.mark.tensorflow]
 

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from tfbuild.errors import ConfigError, SourceTreeError
-from tfbuild.source_edits import EditRequest, compiled_files, run_edit, run_revert
-from tfbuild.work_branch import WORK_BRANCH
+from tfbuild.tree.edits import EditRequest, compiled_files, run_edit, run_revert
+from tfbuild.tree.work_branch import WORK_BRANCH
 
 import treegen
 
@@ -163,8 +163,8 @@ def test_missing_op_definition_file_is_added_too(tf1_tree, min_model, no_git_ide
 
 
 def test_header_input_selects_the_files_of_its_classes(tf1_tree, tmp_path):
-    from tfbuild.analysis import Analysis, OpRequirement
-    from tfbuild.header import write_header
+    from tfbuild.model.analysis import Analysis, OpRequirement
+    from tfbuild.model.header import write_header
 
     header = write_header(
         Analysis(models=(), ops=(OpRequirement("Min", (MIN_CLASS,), ("float",), 1, ("m",)),), problems=()),

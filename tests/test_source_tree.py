@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 import treegen
-from tfbuild.checkout import checkout_source, clone_name
+from tfbuild.tree.checkout import checkout_source, clone_name
 from tfbuild.cli import main
 from tfbuild.errors import ConfigError, SourceTreeError
-from tfbuild.source_tree import inspect_source_tree
+from tfbuild.tree.source_tree import inspect_source_tree
 
 
 def _git(root: Path, *args: str) -> str:

@@ -10,9 +10,9 @@ import pytest
 from tfbuild.cli import main
 from tfbuild.errors import ConfigError
 from tfbuild.resources import docker_dir, toolchains_dir
-from tfbuild.targets import FLAVOURS, get_target, load_profile, load_targets
-from tfbuild.tf_versions import version_table
-from tfbuild.tree_facts import TensorFlowVersion
+from tfbuild.toolchain.targets import FLAVOURS, get_target, load_profile, load_targets
+from tfbuild.toolchain.tf_versions import version_table
+from tfbuild.tree.facts import TensorFlowVersion
 
 INVALID = sorted((Path(__file__).parent / "invalid_targets").glob("*.toml"))
 EXPECTED_TARGETS = {

@@ -7,13 +7,13 @@ import subprocess
 
 import pytest
 
-import tfbuild.image_spec
-import tfbuild.toolchain_images
-from tfbuild.base_image import BaseImageOptions, make_base_image
+import tfbuild.toolchain.image_spec
+import tfbuild.toolchain.images
+from tfbuild.toolchain.base_image import BaseImageOptions, make_base_image
 from tfbuild.cli import main
-from tfbuild.container import BuildContainer, ContainerConfig
+from tfbuild.toolchain.container import BuildContainer, ContainerConfig
 from tfbuild.errors import ToolchainError
-from tfbuild.toolchain_images import (
+from tfbuild.toolchain.images import (
     build_toolchain,
     ensure_image,
     packages_record_path,
@@ -27,7 +27,7 @@ from toolchain_fixtures import bazel_toolchain, linux_toolchain, require_base_im
 def test_every_dockerfile_takes_its_base_image_as_an_argument():
     assert {"linux", "bazel", "android"} <= set(toolchain_names())
     for name in toolchain_names():
-        text = (tfbuild.toolchain_images.docker_dir() / f"{name}.Dockerfile").read_text()
+        text = (tfbuild.toolchain.images.docker_dir() / f"{name}.Dockerfile").read_text()
         assert re.search(r"^ARG BASE_IMAGE", text, re.M), name
         assert re.search(r"^FROM \$\{BASE_IMAGE\}", text, re.M), name
         assert "/etc/tfbuild/packages.txt" in text, name
@@ -58,7 +58,7 @@ def test_an_unreachable_daemon_says_how_to_fix_it(monkeypatch):
 
 
 def test_a_bazel_image_needs_the_binary_from_npm(monkeypatch, tmp_path):
-    from tfbuild.image_context import bazel_release_binary
+    from tfbuild.toolchain.image_context import bazel_release_binary
 
     monkeypatch.setenv("TFBUILD_CACHE_DIR", str(tmp_path))
     with pytest.raises(ToolchainError, match="Bazel 9.9.9 is not installed") as caught:
@@ -111,8 +111,8 @@ def test_a_failing_dockerfile_is_a_toolchain_error_with_its_output(monkeypatch, 
     (tmp_path / "broken.Dockerfile").write_text(
         "ARG BASE_IMAGE\nFROM ${BASE_IMAGE}\nRUN echo about to fail && false\n"
     )
-    monkeypatch.setattr(tfbuild.toolchain_images, "docker_dir", lambda: tmp_path)
-    monkeypatch.setattr(tfbuild.image_spec, "docker_dir", lambda: tmp_path)
+    monkeypatch.setattr(tfbuild.toolchain.images, "docker_dir", lambda: tmp_path)
+    monkeypatch.setattr(tfbuild.toolchain.image_spec, "docker_dir", lambda: tmp_path)
     lines: list[str] = []
     with pytest.raises(ToolchainError, match="broken.Dockerfile: image build failed") as caught:
         build_toolchain("broken", log=lines.append)

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tfbuild.cli import main
-from tfbuild.header import parse_header
+from tfbuild.model.header import parse_header
 
 MATMUL_GRAPH = """
 node { name: "a" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
@@ -36,7 +36,7 @@ def _squash(text: str) -> str:
 
 @pytest.mark.tensorflow
 def test_installed_names_miss_the_tree_and_source_names_match(tf1_tree, matmul_graph, tmp_path):
-    from tfbuild.kernel_index import build_kernel_index
+    from tfbuild.tree.kernel_index import build_kernel_index
 
     tree_classes = {_squash(c) for c in build_kernel_index(tf1_tree, cache_dir=tmp_path / "c").classes_for_op("MatMul")}
     assert tree_classes, "the TF 1.12-shaped tree registers MatMul"

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 import treegen
-from tfbuild.kernel_index import build_kernel_index
+from tfbuild.tree.kernel_index import build_kernel_index
 from tfbuild.templating import render
-from tfbuild.tree_kernels import canonical_dtype, retarget_ops_and_kernels, unregistered_classes
+from tfbuild.tree.retarget import canonical_dtype, retarget_ops_and_kernels, unregistered_classes
 
 K = treegen.KERNELS_DIR
 # What TF 2.21's analysis of a small model gives: its own class names for the nodes' kernels.

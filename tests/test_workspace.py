@@ -12,9 +12,9 @@ from treegen import make_tf1_tree, make_tf2_tree
 
 from tfbuild.cli import main
 from tfbuild.errors import ConfigError, SourceTreeError
-from tfbuild.options import AndroidOptions
-from tfbuild.tree_facts import TensorFlowVersion
-from tfbuild.workspace import (
+from tfbuild.build.options import AndroidOptions
+from tfbuild.tree.facts import TensorFlowVersion
+from tfbuild.build.workspace import (
     BEGIN_MARKER,
     END_MARKER,
     apply_block,

@@ -12,9 +12,9 @@ import os
 
 import pytest
 
-from tfbuild.base_image import default_base_tag
-from tfbuild.docker_engine import docker_client, image_exists
-from tfbuild.toolchain_images import ToolchainImage, ensure_image, toolchain_spec
+from tfbuild.toolchain.base_image import default_base_tag
+from tfbuild.toolchain.engine import docker_client, image_exists
+from tfbuild.toolchain.images import ToolchainImage, ensure_image, toolchain_spec
 
 BAZEL_VERSION = "0.26.1"
 """The Bazel the tests' trees pin (.bazelversion); the image gets the same arguments the Bazel

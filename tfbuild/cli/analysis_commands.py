@@ -1,7 +1,7 @@
 """``tfbuild analyze`` and ``tfbuild header``: what a model needs, and the header that keeps it.
 
-Both commands parse their options and call :func:`tfbuild.analysis.analyze_models` (and
-:func:`tfbuild.header.write_header`); the library modules import TensorFlow inside their
+Both commands parse their options and call :func:`tfbuild.model.analysis.analyze_models` (and
+:func:`tfbuild.model.header.write_header`); the library modules import TensorFlow inside their
 functions, so they are imported here inside the command bodies too.
 """
 
@@ -20,7 +20,7 @@ from tfbuild.cli import app, stderr
 from tfbuild.errors import PreflightError
 
 if TYPE_CHECKING:
-    from tfbuild.analysis import Analysis
+    from tfbuild.model.analysis import Analysis
 
 _MODELS_HELP = (
     "Model files or SavedModel directories: GraphDef (.pb/.pbtxt), SavedModel, MetaGraphDef "
@@ -40,7 +40,7 @@ def analyze(
     strict: bool = typer.Option(False, "--strict", help=_STRICT_HELP),
 ) -> None:
     """List the ops and kernel classes the models need, and the nodes no kernel covers."""
-    from tfbuild.analysis import analyze_models  # noqa: PLC0415
+    from tfbuild.model.analysis import analyze_models  # noqa: PLC0415
 
     analysis = analyze_models(models, op_library or ())
     if as_json:
@@ -75,13 +75,13 @@ def header(
     ),
 ) -> None:
     """Write ops_to_register.h for TensorFlow's SELECTIVE_REGISTRATION."""
-    from tfbuild.analysis import analyze_models  # noqa: PLC0415
-    from tfbuild.header import HeaderOptions, write_header  # noqa: PLC0415
+    from tfbuild.model.analysis import analyze_models  # noqa: PLC0415
+    from tfbuild.model.header import HeaderOptions, write_header  # noqa: PLC0415
 
     options = HeaderOptions(default_ops=default_ops, granularity=granularity)
     analysis = analyze_models(models, op_library or ())
     if source is not None:
-        from tfbuild.tree_kernels import retarget_notes, retarget_to_tree  # noqa: PLC0415
+        from tfbuild.tree.retarget import retarget_notes, retarget_to_tree  # noqa: PLC0415
 
         analysis, retargeted = retarget_to_tree(analysis, source)
         for note in retarget_notes(retargeted):

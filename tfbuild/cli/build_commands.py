@@ -1,6 +1,6 @@
 """``tfbuild targets | workspace | linkflags | build``: the build step's commands.
 
-Each command turns its flags into the typed options (:func:`tfbuild.options.resolve_build_options`
+Each command turns its flags into the typed options (:func:`tfbuild.build.options.resolve_build_options`
 layers them over tfbuild.toml and the environment) and calls one library function; TensorFlow
 and the docker SDK are imported only by the code paths that need them.
 """
@@ -22,7 +22,7 @@ _plain = Console(highlight=False, markup=False, soft_wrap=True)
 
 
 def _options(cli: dict, config: Optional[Path], *, require_target: bool = True):
-    from tfbuild.options import resolve_build_options
+    from tfbuild.build.options import resolve_build_options
 
     given = {name: value for name, value in cli.items() if value not in (None, [], ())}
     return resolve_build_options(
@@ -36,7 +36,7 @@ _CONFIG = typer.Option(None, "--config", help="tfbuild.toml to read (default: ./
 @app.command("targets")
 def targets_command() -> None:
     """List the build targets (toolchains/*.toml): platform, flavours, what the build needs."""
-    from tfbuild.targets import load_targets
+    from tfbuild.toolchain.targets import load_targets
 
     table = Table(title="tfbuild targets")
     table.add_column("target", no_wrap=True)
@@ -63,7 +63,7 @@ def workspace_command(
     config: Optional[Path] = _CONFIG,
 ) -> None:
     """Add the Android SDK/NDK repositories to a TensorFlow tree's WORKSPACE (between markers)."""
-    from tfbuild.workspace import write_android_workspace
+    from tfbuild.build.workspace import write_android_workspace
 
     options = _options(
         dict(sdk=sdk, ndk=ndk, api_level=api_level, build_tools=build_tools, ndk_api_level=ndk_api_level, source=source),
@@ -86,8 +86,8 @@ def linkflags_command(
     config: Optional[Path] = _CONFIG,
 ) -> None:
     """Print and write the link settings an app needs (Xcode, CMake, ndk-build, Gradle, Make)."""
-    from tfbuild.linkflags import link_inputs, render_link_snippets, write_link_snippets
-    from tfbuild.targets import get_target
+    from tfbuild.build.linkflags import link_inputs, render_link_snippets, write_link_snippets
+    from tfbuild.toolchain.targets import get_target
 
     options = _options(dict(target=target, source=source), config)
     profile = get_target(options.target)
@@ -133,7 +133,7 @@ def build_command(
     config: Optional[Path] = _CONFIG,
 ) -> None:
     """Build a selective TensorFlow (or op library) for a target, or print the plan (--dry-run)."""
-    from tfbuild.build import run_build
+    from tfbuild.build.run import run_build
 
     options = _options(
         dict(

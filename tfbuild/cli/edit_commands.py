@@ -1,8 +1,8 @@
 """``tfbuild edit``, ``tfbuild check`` and ``tfbuild protobuf rename``: preparing a source tree.
 
 Each command turns its options into a request value and calls one library function
-(:func:`tfbuild.source_edits.run_edit` / ``run_revert``, :func:`tfbuild.preflight.run_preflight`,
-:mod:`tfbuild.protobuf_rename`). Text that comes from files (paths, op and class names) is
+(:func:`tfbuild.tree.edits.run_edit` / ``run_revert``, :func:`tfbuild.tree.preflight.run_preflight`,
+:mod:`tfbuild.tree.protobuf_rename`). Text that comes from files (paths, op and class names) is
 printed as plain text, never as Rich markup.
 """
 
@@ -49,8 +49,8 @@ def edit(
     revert: bool = typer.Option(False, "--revert", help="Undo tfbuild's edits: back to the original branch."),
 ) -> None:
     """Make the tree compile the kernel files a header or models need (one commit on a work branch)."""
-    from tfbuild.source_edits import EditRequest, run_edit, run_revert  # noqa: PLC0415
-    from tfbuild.work_branch import WORK_BRANCH  # noqa: PLC0415
+    from tfbuild.tree.edits import EditRequest, run_edit, run_revert  # noqa: PLC0415
+    from tfbuild.tree.work_branch import WORK_BRANCH  # noqa: PLC0415
 
     out = _out()
     _flavour(flavour)
@@ -102,7 +102,7 @@ def check(
     source: Path = typer.Option(Path("."), "--source", help=_SOURCE_HELP),
 ) -> None:
     """Preflight: fail (exit 5) if the built binary would lack an op or kernel the model needs."""
-    from tfbuild.preflight import PreflightRequest, require_pass, run_preflight  # noqa: PLC0415
+    from tfbuild.tree.preflight import PreflightRequest, require_pass, run_preflight  # noqa: PLC0415
 
     report = run_preflight(
         PreflightRequest(
@@ -127,7 +127,7 @@ def protobuf_rename(
     dry_run: bool = typer.Option(False, "--dry-run", help="List what would change; change nothing."),
 ) -> None:
     """Move TensorFlow's protobuf to google::protobuf3 so it links next to an app's own protobuf."""
-    from tfbuild.protobuf_rename import apply_protobuf_rename, plan_protobuf_rename  # noqa: PLC0415
+    from tfbuild.tree.protobuf_rename import apply_protobuf_rename, plan_protobuf_rename  # noqa: PLC0415
 
     plan = plan_protobuf_rename(source)
     out = _out()

@@ -2,8 +2,8 @@
 and which files hold an op's CPU kernels.
 
 Each command parses its options into a typed value and calls one library function
-(:func:`tfbuild.checkout.prepare_source`, :func:`tfbuild.kernel_index.build_kernel_index` with
-:func:`~tfbuild.kernel_index.describe_ops`). Text read from the tree (paths, op and class
+(:func:`tfbuild.tree.checkout.prepare_source`, :func:`tfbuild.tree.kernel_index.build_kernel_index` with
+:func:`~tfbuild.tree.kernel_index.describe_ops`). Text read from the tree (paths, op and class
 names) is printed as plain text, never as Rich markup.
 """
 
@@ -37,7 +37,7 @@ def source(
     as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
 ) -> None:
     """Check out a TensorFlow tree (with ORIGIN) and report its version, Bazel, flavours and commit."""
-    from tfbuild.checkout import SourceRequest, prepare_source  # noqa: PLC0415
+    from tfbuild.tree.checkout import SourceRequest, prepare_source  # noqa: PLC0415
 
     info = prepare_source(SourceRequest(origin=origin, ref=ref, workdir=workdir,
                                         allow_dirty=allow_dirty, source=source_dir))
@@ -67,7 +67,7 @@ def kernels(
 ) -> None:
     """Which .cc files of the tree register each op's CPU kernels, the headers they include, and
     the kernel class strings. Exits non-zero if an op has no CPU kernel in the tree."""
-    from tfbuild.kernel_index import IndexStats, build_kernel_index, describe_ops  # noqa: PLC0415
+    from tfbuild.tree.kernel_index import IndexStats, build_kernel_index, describe_ops  # noqa: PLC0415
 
     stats = IndexStats()
     index = build_kernel_index(source_dir, stats=stats)

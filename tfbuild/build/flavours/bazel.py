@@ -1,0 +1,124 @@
+"""The Bazel flavour: TensorFlow's own Bazel build, made selective.
+
+As TensorFlow's mobile docs describe it: the header goes where ``selective_registration.h``
+includes it from (``tensorflow/core/framework/ops_to_register.h``) and the build gets
+``--copt=-DSELECTIVE_REGISTRATION --copt=-DSUPPORT_SELECTIVE_REGISTRATION``. Android targets
+build ``libtensorflow_inference.so`` and the AAR from the package the tree's TensorFlow version
+keeps them in, with ``--config=android_arm64``-style configs when the tree's bazelrc defines
+them, or the flags those configs stand for when it does not (older trees only get them from an
+interactive ./configure). ``./configure`` runs without questions (its answers come from
+``toolchains/tensorflow/versions.toml``), the Android SDK/NDK block is rendered into the
+WORKSPACE, and Bazel keeps its output root in a named cache volume. Outputs under ``bazel-bin``
+are symlinks into that volume, so a last step copies them (dereferenced) into the output dir.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path, PurePosixPath
+
+from tfbuild.build.plan import Artifact, BuildPlan, GeneratedFile, Step
+from tfbuild.errors import ConfigError
+from tfbuild.build.flavours import (
+    BuildLayout,
+    PlanRequest,
+    container_layout,
+    header_file,
+    local_layout,
+    toolchain_image,
+    tree_header_file,
+)
+from tfbuild.toolchain.targets import BazelProfile, BazelTarget
+from tfbuild.toolchain.tf_versions import version_table
+from tfbuild.build.workspace import apply_block, render_android_block, resolve_android_repositories
+
+ANDROID_INFERENCE = "android_inference"
+SELECTIVE_COPTS = ("--copt=-DSELECTIVE_REGISTRATION", "--copt=-DSUPPORT_SELECTIVE_REGISTRATION")
+
+
+def plan(request: PlanRequest) -> BuildPlan:
+    profile = request.profile.bazel
+    tree = request.tree
+    assert profile is not None and tree is not None
+    requirements = version_table().for_version(tree.version)
+    in_container = not request.options.local
+    layout = container_layout(request, bazel_volume=True) if in_container else local_layout(request)
+    bazel_version = tree.bazel_version or requirements.bazel
+    image = toolchain_image(request.options, profile.dockerfile, {"BAZEL_VERSION": bazel_version}) if in_container else None
+    labels = tuple(_label(target, requirements.android_inference_package) for target in profile.targets)
+    generated = [header_file(request), tree_header_file(request)]
+    if profile.needs_android_workspace:
+        generated.append(_workspace_file(request, layout))
+    steps = [
+        Step(
+            "configure",
+            ("python3", "configure.py"),
+            layout.src,
+            env=dict(version_table().configure_env),
+            skip_if_exists=layout.src / ".tf_configure.bazelrc",
+        ),
+        Step(f"bazel build ({request.profile.name})", _bazel_argv(request, profile, layout, labels), layout.src),
+    ]
+    artifacts = []
+    for target, label in zip(profile.targets, labels):
+        built = bazel_output(layout, label)
+        collected = layout.out / target.name
+        steps.append(Step(f"collect {target.name}", ("cp", "-fL", str(built), str(collected)), layout.src))
+        artifacts.append(Artifact(path=collected, name=target.name, kind=target.kind))
+    return BuildPlan(
+        target=request.profile.name,
+        flavour="bazel",
+        image=image,
+        mounts=layout.mounts,
+        steps=tuple(steps),
+        generated_files=tuple(generated),
+        artifacts=tuple(artifacts),
+        output_dir=request.options.output_dir,
+        env={},
+    )
+
+
+def _bazel_argv(request: PlanRequest, profile: BazelProfile, layout: BuildLayout, labels: tuple[str, ...]) -> tuple[str, ...]:
+    options = request.options
+    startup = (f"--output_user_root={layout.bazel_root}",) if layout.bazel_root is not None else ()
+    # The disk cache keeps every app's outputs (the output base keeps only the last build's),
+    # so switching back to an app already built on this tree is mostly cache hits.
+    disk_cache = (f"--disk_cache={layout.bazel_root}/disk-cache",) if layout.bazel_root is not None else ()
+    if profile.config in request.tree.bazelrc_configs:
+        config = (f"--config={profile.config}",)
+    else:
+        config = profile.config_flags
+    copts = tuple(f"--copt={flag}" for flag in options.extra_cflags)
+    return (
+        "bazel", *startup, "build", "-c", "opt", f"--jobs={options.jobs}",
+        *disk_cache, *config, *SELECTIVE_COPTS, *copts, *labels,
+    )
+
+
+def _label(target: BazelTarget, android_package: str) -> str:
+    package = android_package if target.package == ANDROID_INFERENCE else target.package
+    return f"{package}:{target.name}"
+
+
+def _workspace_file(request: PlanRequest, layout: BuildLayout) -> GeneratedFile:
+    """The tree's WORKSPACE with the SDK/NDK block, naming them where the build sees them."""
+    tree = request.tree
+    repositories = resolve_android_repositories(
+        request.options.android,
+        tree.version,
+        sdk_path_in_build=str(layout.sdk),
+        ndk_path_in_build=str(layout.ndk),
+    )
+    if request.profile.is_64bit and repositories.ndk_api_level < version_table().min_ndk_api_level_64bit:
+        raise ConfigError(
+            f"NDK API level {repositories.ndk_api_level} cannot build {request.profile.name}",
+            hint=f"64-bit Android targets need --ndk-api-level {version_table().min_ndk_api_level_64bit} or higher",
+        )
+    path = Path(tree.root) / "WORKSPACE"
+    if not path.is_file():
+        raise ConfigError(f"{path}: not found", hint="is --source a TensorFlow checkout's top directory?")
+    block = render_android_block(repositories, tree.version)
+    return GeneratedFile(path=path, content=apply_block(path.read_text(encoding="utf-8"), block, where=str(path)))
+
+
+def bazel_output(layout: BuildLayout, label: str) -> PurePosixPath:
+    return layout.src / "bazel-bin" / label.removeprefix("//").replace(":", "/")

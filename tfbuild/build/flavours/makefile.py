@@ -1,0 +1,182 @@
+"""The contrib Makefile flavour (TensorFlow 1.x to 2.0): the steps the ``build_all_*.sh`` scripts
+run, made explicit and selective.
+
+In order: ``download_dependencies.sh`` (skipped when ``downloads/`` is already filled, so an
+offline CI can pre-seed it), protobuf for the target (the target's ``compile_*_protobuf.sh``, or
+protobuf's own configure for cross targets TensorFlow has no script for), nsync for the host
+and the target (``compile_nsync.sh``), then ``make -f tensorflow/contrib/makefile/Makefile``
+with the profile's variables. Selection rides on ``OPTFLAGS``, the one variable the Makefile
+folds into ``CXXFLAGS`` that a command line may replace without losing the Makefile's own flags
+(as ``compile_ios_tensorflow.sh -f`` uses it): ``-DSELECTIVE_REGISTRATION
+-DSUPPORT_SELECTIVE_REGISTRATION -I<header dir>``, where TensorFlow's
+``selective_registration.h`` finds ``ops_to_register.h``. ``ANDROID_TYPES`` is the full type set,
+as ``build_all_ios.sh -g`` sets it: the header names exactly the kernels the model needs,
+whatever their dtype, and the slim set would compile some of them away.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import PurePosixPath
+
+from tfbuild.build.plan import Artifact, BuildPlan, Step
+from tfbuild.errors import ConfigError
+from tfbuild.build.flavours import (
+    BuildLayout,
+    PlanRequest,
+    container_layout,
+    header_file,
+    local_layout,
+    toolchain_image,
+    tree_header_file,
+)
+from tfbuild.toolchain.targets import MakefileProfile, fill
+from tfbuild.templating import render
+from tfbuild.tree.facts import MAKEFILE_DIR
+from tfbuild.build.workspace import inspect_ndk
+
+MAKEFILE = f"{MAKEFILE_DIR}/Makefile"
+DOWNLOADS = f"{MAKEFILE_DIR}/downloads"
+HOST_PROTOBUF_PREFIX = "gen/protobuf-host"
+DOWNLOAD_STEP = "download dependencies"
+SELECTIVE_FLAGS = ("-DSELECTIVE_REGISTRATION", "-DSUPPORT_SELECTIVE_REGISTRATION")
+FULL_TYPES = "-D__ANDROID_TYPES_FULL__"
+
+
+def plan(request: PlanRequest) -> BuildPlan:
+    profile = request.profile.makefile
+    assert profile is not None and request.tree is not None
+    _check_ndk(request, profile)
+    in_container = not request.options.local and profile.dockerfile is not None
+    layout = container_layout(request, ccache_volume=True) if in_container else local_layout(request)
+    image = toolchain_image(request.options, profile.dockerfile) if in_container else None
+    env = {"CCACHE_DIR": str(layout.ccache)} if layout.ccache else {}
+    return BuildPlan(
+        target=request.profile.name,
+        flavour="makefile",
+        image=image,
+        mounts=layout.mounts,
+        steps=_steps(request, profile, layout),
+        generated_files=(header_file(request), tree_header_file(request)),
+        artifacts=tuple(
+            Artifact(path=_makefile_path(layout, spec.path), name=spec.name, kind=spec.kind) for spec in profile.artifacts
+        ),
+        output_dir=request.options.output_dir,
+        env=env,
+    )
+
+
+def dependencies_only(plan: BuildPlan) -> BuildPlan:
+    """Just the download step of a Makefile plan, e.g. to fill ``downloads/`` before the
+    protobuf rename, which works on the downloaded sources."""
+    steps = tuple(step for step in plan.steps if step.name == DOWNLOAD_STEP)
+    return dataclasses.replace(plan, steps=steps, artifacts=(), generated_files=())
+
+
+def _steps(request: PlanRequest, profile: MakefileProfile, layout: BuildLayout) -> tuple[Step, ...]:
+    src = layout.src
+    assert src is not None
+    mk = src / MAKEFILE_DIR
+    env = {"NDK_ROOT": str(layout.ndk)} if layout.ndk is not None else {}
+    steps = [
+        Step(DOWNLOAD_STEP, (f"{MAKEFILE_DIR}/download_dependencies.sh",), src, skip_if_exists=src / DOWNLOADS),
+    ]
+    steps += _protobuf_steps(request, profile, layout, env)
+    steps.append(
+        Step("build nsync (host)", (f"{MAKEFILE_DIR}/compile_nsync.sh",), src, skip_if_exists=mk / profile.nsync.host_lib)
+    )
+    if profile.nsync.lib != profile.nsync.host_lib:
+        nsync_env = dict(env)
+        if profile.nsync.cc is not None:
+            # compile_nsync.sh has no option for a cross compiler; its generated Makefile sets
+            # CC, which a command-line definition in MAKEFLAGS overrides.
+            nsync_env["MAKEFLAGS"] = f"CC={profile.nsync.cc}"
+        steps.append(
+            Step(
+                f"build nsync ({request.profile.name})",
+                (f"{MAKEFILE_DIR}/compile_nsync.sh", *profile.nsync.args),
+                src,
+                env=nsync_env,
+                skip_if_exists=mk / profile.nsync.lib,
+            )
+        )
+    steps.append(Step(f"build TensorFlow ({request.profile.name})", _make_argv(request, profile, layout), src, env=env))
+    return tuple(steps)
+
+
+def _protobuf_steps(request: PlanRequest, profile: MakefileProfile, layout: BuildLayout, env: dict) -> list[Step]:
+    src = layout.src
+    mk = src / MAKEFILE_DIR
+    protobuf = profile.protobuf
+    installed = mk / protobuf.prefix / "lib" / "libprotobuf.a"
+    if protobuf.script is not None:
+        return [
+            Step(
+                f"build protobuf ({protobuf.script})",
+                (f"{MAKEFILE_DIR}/{protobuf.script}", *protobuf.args),
+                src,
+                env=env,
+                skip_if_exists=installed,
+            )
+        ]
+    host_protoc = mk / HOST_PROTOBUF_PREFIX / "bin" / "protoc"
+    return [
+        Step(
+            "build protobuf (host, for protoc)",
+            (f"{MAKEFILE_DIR}/compile_linux_protobuf.sh",),
+            src,
+            skip_if_exists=host_protoc,
+        ),
+        Step(
+            f"build protobuf ({protobuf.configure_host})",
+            (
+                "bash", "-c", render("steps/cross_protobuf.sh"), "bash",
+                str(mk / "downloads" / "protobuf"),
+                str(mk / protobuf.prefix),
+                protobuf.configure_host,
+                protobuf.cxx,
+                str(host_protoc),
+                str(request.options.jobs),
+            ),
+            src,
+            skip_if_exists=installed,
+        ),
+    ]
+
+
+def _make_argv(request: PlanRequest, profile: MakefileProfile, layout: BuildLayout) -> tuple[str, ...]:
+    options = request.options
+    values = {
+        "makefile_dir": str(layout.src / MAKEFILE_DIR),
+        "ndk": str(layout.ndk) if layout.ndk is not None else "",
+        "ndk_api_level": str(options.android.ndk_api_level or ""),
+    }
+    variables = {name: fill(value, **values) for name, value in profile.variables.items()}
+    if layout.ccache is not None:
+        variables.setdefault("CC_PREFIX", "ccache")
+        if "CXX" in variables:
+            variables["CXX"] = f"ccache {variables['CXX']}"
+    optflags = (*profile.optflags, *SELECTIVE_FLAGS, f"-I{layout.header_dir}", *options.extra_cflags)
+    variables.update(
+        HOST_NSYNC_LIB=f"{MAKEFILE_DIR}/{profile.nsync.host_lib}",
+        TARGET_NSYNC_LIB=f"{MAKEFILE_DIR}/{profile.nsync.lib}",
+        ANDROID_TYPES=FULL_TYPES,
+        OPTFLAGS=" ".join(optflags),
+    )
+    return ("make", "-f", MAKEFILE, f"-j{options.jobs}", *(f"{name}={value}" for name, value in variables.items()))
+
+
+def _makefile_path(layout: BuildLayout, relative: str) -> PurePosixPath:
+    return layout.src / MAKEFILE_DIR / relative
+
+
+def _check_ndk(request: PlanRequest, profile: MakefileProfile) -> None:
+    if profile.ndk_max_major is None or request.options.android.ndk is None:
+        return
+    ndk = inspect_ndk(request.options.android.ndk)
+    if ndk.major > profile.ndk_max_major:
+        raise ConfigError(
+            f"{ndk.path}: the contrib Makefile builds {request.profile.name} with the NDK's GCC toolchains,"
+            f" which NDK r{ndk.major} no longer has",
+            hint=f"use NDK r{profile.ndk_max_major} or older, or --flavour bazel",
+        )

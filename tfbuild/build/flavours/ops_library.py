@@ -1,0 +1,106 @@
+"""The op-library flavour: an app's own custom-op sources compiled selectively for a target.
+
+No TensorFlow tree is built: the sources compile against the headers of the installed TensorFlow
+wheel (mounted read-only at ``/opt/tensorflow``), with ``ops_to_register.h`` selecting which of
+their ops and kernels register. Linux x86_64 gets a shared object that ``tf.load_op_library``
+loads; cross targets get a static archive to link (whole) into the app. The compile and
+archive/link commands come from :mod:`tfbuild.build.op_library`, the same planner ``tfbuild`` uses to
+build op libraries on the host, with the target's compiler and flags from its profile.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path, PurePosixPath
+
+from tfbuild.build.plan import Artifact, BuildPlan
+from tfbuild.errors import ToolchainError
+from tfbuild.build.flavours import BuildLayout, InstalledTensorFlow, PlanRequest, container_layout, header_file, local_layout, toolchain_image
+from tfbuild.build.op_library import OpsLibrarySpec, plan_ops_library
+from tfbuild.toolchain.targets import OpsLibraryProfile, fill
+
+
+def plan(request: PlanRequest) -> BuildPlan:
+    profile = request.profile.ops_library
+    assert profile is not None
+    if request.tensorflow is None:
+        raise ToolchainError(
+            "an op library compiles against the installed TensorFlow's headers, and none was found",
+            hint="install the tensorflow wheel in the environment that runs tfbuild",
+        )
+    in_container = not request.options.local and profile.dockerfile is not None
+    if in_container:
+        layout = container_layout(request, mount_tensorflow=True)
+        image = toolchain_image(request.options, profile.dockerfile)
+    else:
+        layout = local_layout(request)
+        image = None
+    spec = _spec(request, profile, layout)
+    library = plan_ops_library(spec)
+    name = spec.output.name
+    return BuildPlan(
+        target=request.profile.name,
+        flavour="ops-library",
+        image=image,
+        mounts=layout.mounts,
+        steps=library.build_steps(layout.out),
+        generated_files=(header_file(request),),
+        artifacts=(
+            Artifact(
+                path=PurePosixPath(spec.output.as_posix()),
+                name=name,
+                kind="shared-lib" if profile.kind == "shared" else "static-lib",
+            ),
+        ),
+        output_dir=request.options.output_dir,
+        env={},
+    )
+
+
+def _spec(request: PlanRequest, profile: OpsLibraryProfile, layout: BuildLayout) -> OpsLibrarySpec:
+    options = request.options
+    tensorflow = request.tensorflow
+    values = {
+        "ndk": str(layout.ndk) if layout.ndk is not None else "",
+        "ndk_api_level": str(options.android.ndk_api_level or 21),
+        "makefile_dir": "",
+    }
+    suffix = ".so" if profile.kind == "shared" else ".a"
+    return OpsLibrarySpec(
+        sources=tuple(Path(source.as_posix()) for source in layout.op_sources),
+        output=Path((layout.out / f"lib{options.ops_library_name}{suffix}").as_posix()),
+        kind=profile.kind,
+        compiler=fill(profile.compiler, **values),
+        archiver=fill(profile.archiver, **values),
+        extra_cflags=(*profile.cflags, *options.extra_cflags),
+        selective_header=Path(layout.header.as_posix()),
+        tf_compile_flags=_relocate(tensorflow.compile_flags, tensorflow.package_dir, layout.tensorflow),
+        tf_link_flags=_relocate(tensorflow.link_flags, tensorflow.package_dir, layout.tensorflow)
+        if profile.kind == "shared"
+        else (),
+        build_dir=Path((layout.scratch / "objs").as_posix()),
+    )
+
+
+def _relocate(flags: tuple[str, ...], host_dir: Path, build_dir: PurePosixPath | None) -> tuple[str, ...]:
+    """TensorFlow's flags with its package directory as the build sees it (``-I/opt/...``)."""
+    if build_dir is None:
+        return flags
+    host = str(host_dir)
+    return tuple(flag.replace(host, str(build_dir), 1) if host in flag else flag for flag in flags)
+
+
+def installed_tensorflow() -> InstalledTensorFlow:
+    """The TensorFlow wheel installed here (imports TensorFlow: call only when building)."""
+    from tfbuild.build.op_library import installed_tensorflow_flags
+
+    flags = installed_tensorflow_flags()
+    import tensorflow as tf  # noqa: PLC0415 - already imported by installed_tensorflow_flags
+
+    package_dir = Path(tf.sysconfig.get_lib())
+    return InstalledTensorFlow(
+        package_dir=package_dir,
+        version=tf.__version__,
+        compile_flags=flags.compile_flags,
+        link_flags=flags.link_flags,
+        git_version=tf.version.GIT_VERSION,
+    )

@@ -1,0 +1,172 @@
+"""Ready-to-use link snippets for an app that links the libraries a build produced.
+
+Getting the link right is where selective builds most often fail on device: the TensorFlow
+archive must be linked whole (``-force_load`` on Apple, ``--whole-archive`` elsewhere) because
+kernels and ops register themselves from static initializers nothing else refers to, and the
+protobuf/nsync archives, system libraries and (Android) C++ runtime must match the build. Each
+target profile's ``[link]`` table says what to link; the templates under
+``templates/linkflags/`` say how, for the build systems that fit the target's platform (Xcode
+``.xcconfig``, CMake, ndk-build, Gradle, plain Make). Paths come from the artifacts directory
+and, when it has one, its ``manifest.json`` (source tree, the app's own op libraries).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from tfbuild import __version__
+from tfbuild.errors import ConfigError, InputFileError
+from tfbuild.fileio import atomic_write_text
+from tfbuild.toolchain.targets import TargetProfile
+from tfbuild.templating import render
+
+SNIPPET_FILES = {
+    "xcconfig": ("xcconfig.j2", "tensorflow.xcconfig"),
+    "cmake": ("cmake.j2", "tensorflow.cmake"),
+    "ndk-build": ("ndk-build.j2", "tensorflow-ndk.mk"),
+    "gradle": ("gradle.j2", "tensorflow.gradle"),
+    "makefile": ("makefile.j2", "tensorflow.mk"),
+}
+MANIFEST_NAME = "manifest.json"
+
+HEADER_DIRS = (
+    ".",
+    "tensorflow/contrib/makefile/gen/proto",
+    "tensorflow/contrib/makefile/downloads",
+    "tensorflow/contrib/makefile/downloads/eigen",
+    "tensorflow/contrib/makefile/downloads/protobuf/src",
+    "tensorflow/contrib/makefile/downloads/nsync/public",
+    "tensorflow/contrib/makefile/downloads/absl",
+)
+"""Where the C++ API's headers are in a tree built with the contrib Makefile, relative to the
+tree (as TensorFlow's iOS examples set HEADER_SEARCH_PATHS)."""
+
+UNKNOWN_ROOT = "/path/to/tensorflow"
+
+# Characters each syntax cannot carry inside its quoted (or, for make, unquoted) paths.
+_UNSAFE = {
+    "xcconfig": re.compile(r'["\n$]'),
+    "cmake": re.compile(r'["\n$;\\]'),
+    "ndk-build": re.compile(r"[\s$#\\]"),
+    "gradle": re.compile(r'["\n$\\]'),
+    "makefile": re.compile(r"[\s$#\\]"),
+}
+
+
+@dataclass(frozen=True)
+class LinkSnippet:
+    kind: str  # a key of SNIPPET_FILES
+    file_name: str
+    text: str
+
+
+@dataclass(frozen=True)
+class LinkInputs:
+    """What the snippets refer to: the libraries (by file name) in ``lib_dir``, the tree whose
+    headers an app compiles against, and which libraries are there."""
+
+    lib_dir: Path
+    tensorflow_root: str
+    whole_archive: tuple[str, ...]
+    libs: tuple[str, ...]
+    missing: tuple[str, ...]  # libraries the profile names that lib_dir does not have (yet)
+
+
+def link_inputs(profile: TargetProfile, artifacts_dir: Path, *, source: Path | None = None) -> LinkInputs:
+    """Gather the libraries for ``profile`` from ``artifacts_dir`` and its manifest, if any.
+
+    An app's own op libraries listed in the manifest are linked too: static ones whole (their
+    kernels register the same way), shared ones plainly.
+    """
+    artifacts_dir = Path(artifacts_dir).resolve()
+    manifest = _read_manifest(artifacts_dir / MANIFEST_NAME)
+    if manifest.get("target") not in (None, profile.name):
+        raise InputFileError(
+            f"{artifacts_dir / MANIFEST_NAME}: these artifacts were built for {manifest['target']}, not {profile.name}",
+            hint=f"pass --target {manifest['target']} or the artifacts directory of a {profile.name} build",
+        )
+    whole = list(profile.link.whole_archive)
+    libs = list(profile.link.libs)
+    known = set(whole) | set(libs)
+    for artifact in manifest.get("artifacts", []):
+        name, kind = artifact.get("name"), artifact.get("kind")
+        if isinstance(name, str) and name not in known and kind in ("static-lib", "shared-lib"):
+            (whole if kind == "static-lib" else libs).insert(0, name)
+            known.add(name)
+    root = source or _manifest_source(manifest)
+    missing = tuple(name for name in (*whole, *libs) if not (artifacts_dir / name).is_file())
+    return LinkInputs(
+        lib_dir=artifacts_dir,
+        tensorflow_root=str(Path(root).resolve()) if root else UNKNOWN_ROOT,
+        whole_archive=tuple(whole),
+        libs=tuple(libs),
+        missing=missing,
+    )
+
+
+def render_link_snippets(profile: TargetProfile, inputs: LinkInputs) -> tuple[LinkSnippet, ...]:
+    """Every snippet that fits ``profile``'s platform, rendered from its template."""
+    values = dict(
+        tfbuild_version=__version__,
+        target=profile.name,
+        description=profile.description,
+        abi=profile.arch,
+        lib_dir=str(inputs.lib_dir),
+        tensorflow_root=inputs.tensorflow_root,
+        include_dirs=HEADER_DIRS,
+        whole_archive=inputs.whole_archive,
+        libs=inputs.libs,
+        system_libs=profile.link.system_libs,
+        frameworks=profile.link.frameworks,
+        stl=profile.link.stl,
+        whole_archive_modules=tuple(_module_name(lib) for lib in inputs.whole_archive),
+        lib_modules=tuple(_module_name(lib) for lib in inputs.libs),
+        prebuilts=tuple(
+            {"module": _module_name(lib), "file": lib}
+            for lib in (*inputs.whole_archive, *inputs.libs)
+            if lib.endswith(".a")
+        ),
+    )
+    snippets = []
+    for kind in profile.link.snippets:
+        template, file_name = SNIPPET_FILES[kind]
+        for label, path in (("library directory", inputs.lib_dir), ("TensorFlow tree", inputs.tensorflow_root)):
+            if _UNSAFE[kind].search(str(path)):
+                raise ConfigError(
+                    f"{path}: this {label} path cannot be written into a {file_name} snippet",
+                    hint="use a path without spaces, quotes, '$', '#', ';' or backslashes",
+                )
+        snippets.append(LinkSnippet(kind=kind, file_name=file_name, text=render(f"linkflags/{template}", **values)))
+    return tuple(snippets)
+
+
+def write_link_snippets(snippets: tuple[LinkSnippet, ...], out_dir: Path) -> tuple[Path, ...]:
+    return tuple(atomic_write_text(Path(out_dir) / snippet.file_name, snippet.text) for snippet in snippets)
+
+
+def _module_name(library: str) -> str:
+    """ndk-build module name of an archive: ``libtensorflow-core.a`` -> ``tensorflow-core``."""
+    stem = library.rsplit(".", 1)[0]
+    return stem.removeprefix("lib") or stem
+
+
+def _read_manifest(path: Path) -> dict:
+    if not path.is_file():
+        return {}
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (ValueError, UnicodeDecodeError) as error:
+        raise InputFileError(f"{path}: not a valid manifest: {error}", hint="rebuild, or remove the file") from None
+    if not isinstance(data, dict):
+        raise InputFileError(f"{path}: not a valid manifest (not a JSON object)", hint="rebuild, or remove the file")
+    return data
+
+
+def _manifest_source(manifest: dict) -> str | None:
+    tensorflow = manifest.get("tensorflow")
+    if isinstance(tensorflow, dict) and isinstance(tensorflow.get("source"), str):
+        return tensorflow["source"]
+    return None

@@ -1,0 +1,118 @@
+"""``manifest.json``: the record of what a build made, from what, with what.
+
+A release engineer shipping a selective binary must be able to say later which models it was cut
+for, from which TensorFlow commit, in which toolchain image: a binary that lacks a kernel fails
+only on device, long after the build. The manifest names all of it with digests (models, header,
+artifacts) and sits beside the artifacts; ``tfbuild linkflags`` reads it back.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Sequence
+
+from tfbuild import __version__
+from tfbuild.build.plan import BuildPlan
+from tfbuild.fileio import atomic_write_text, sha256_file, sha256_tree
+
+MANIFEST_NAME = "manifest.json"
+SCHEMA = 1
+
+
+@dataclass(frozen=True)
+class TensorFlowRecord:
+    version: str  # the TensorFlow that was built (tree) or compiled against (op library)
+    commit: str | None
+    source: str | None  # the tree, or None for an op library
+    analysis_version: str  # the TensorFlow whose registry named the kernel classes
+
+
+@dataclass(frozen=True)
+class ToolchainRecord:
+    image_tag: str
+    image_id: str | None  # the engine's content digest of the image that ran
+    dockerfile: str
+    build_args: dict[str, str]
+
+
+@dataclass(frozen=True)
+class FileRecord:
+    """A file by name (relative to the output directory where it lives there), size and digest."""
+
+    name: str
+    sha256: str
+    size: int
+    kind: str | None = None
+    path: str | None = None
+
+
+@dataclass(frozen=True)
+class Manifest:
+    target: str
+    flavour: str
+    tensorflow: TensorFlowRecord
+    toolchain: ToolchainRecord | None  # None: built on the host (--local, or Xcode)
+    header: FileRecord
+    models: tuple[FileRecord, ...]
+    artifacts: tuple[FileRecord, ...]
+    tfbuild_version: str
+    created: str  # UTC, ISO 8601
+    schema: int = SCHEMA
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), indent=2) + "\n"
+
+
+def make_manifest(
+    plan: BuildPlan,
+    *,
+    artifacts: Sequence[Path],
+    header: Path,
+    models: Sequence[Path],
+    tensorflow: TensorFlowRecord,
+    image_id: str | None,
+    now: _dt.datetime | None = None,
+) -> Manifest:
+    """Describe a finished build; reads (and digests) the header, models and artifacts."""
+    kinds = {artifact.name: artifact.kind for artifact in plan.artifacts}
+    toolchain = None
+    if plan.image is not None:
+        toolchain = ToolchainRecord(
+            image_tag=plan.image.tag,
+            image_id=image_id,
+            dockerfile=plan.image.dockerfile,
+            build_args=dict(plan.image.build_args),
+        )
+    created = (now or _dt.datetime.now(_dt.timezone.utc)).astimezone(_dt.timezone.utc)
+    return Manifest(
+        target=plan.target,
+        flavour=plan.flavour,
+        tensorflow=tensorflow,
+        toolchain=toolchain,
+        header=_record(header, plan.output_dir),
+        models=tuple(_record(Path(model), None) for model in models),
+        artifacts=tuple(_record(Path(path), plan.output_dir, kind=kinds.get(Path(path).name)) for path in artifacts),
+        tfbuild_version=__version__,
+        created=created.replace(microsecond=0).isoformat().replace("+00:00", "Z"),
+    )
+
+
+def write_manifest(manifest: Manifest, output_dir: Path) -> Path:
+    return atomic_write_text(Path(output_dir) / MANIFEST_NAME, manifest.to_json())
+
+
+def _record(path: Path, base: Path | None, *, kind: str | None = None) -> FileRecord:
+    """A file's record; a directory (a SavedModel) is digested file by file."""
+    if path.is_dir():
+        digest = sha256_tree(path)
+        size = sum(item.stat().st_size for item in path.rglob("*") if item.is_file())
+    else:
+        digest = sha256_file(path)
+        size = path.stat().st_size
+    relative = None
+    if base is not None and Path(base) in path.parents:
+        relative = path.relative_to(base).as_posix()
+    return FileRecord(name=relative or path.name, sha256=digest, size=size, kind=kind, path=str(path))

@@ -1,0 +1,348 @@
+"""Build options, resolved in one place: defaults, then ``tfbuild.toml``, then the environment,
+then command-line flags, each later layer overriding the earlier ones.
+
+Modelled on cibuildwheel's ``options.py``: :func:`resolve_build_options` takes the environment
+as an argument (tests pass a dict, nothing reads ``os.environ`` behind their back) and returns
+frozen values; the CLI only collects the flags the user gave. Every option has one row in
+:data:`OPTIONS` saying where it may come from, so the precedence is the same for all of them.
+Unknown config keys are errors with a "did you mean"; relative paths in ``tfbuild.toml`` are
+relative to that file, elsewhere to the working directory.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+from tfbuild.errors import ConfigError
+from tfbuild.model.header import DEFAULT_OPS, GRANULARITIES, HeaderOptions
+from tfbuild.toolchain.targets import FLAVOURS, get_target
+from tfbuild.config import check_keys, did_you_mean, load_toml, table
+
+CONFIG_FILE_NAME = "tfbuild.toml"
+ENV_CONFIG = "TFBUILD_CONFIG"
+DEFAULT_OUTPUT_ROOT = "tfbuild-out"
+DEFAULT_OPS_LIBRARY_NAME = "tfbuild_ops"
+_NAME = re.compile(r"[a-z0-9][a-z0-9_.-]*\Z")
+
+
+@dataclass(frozen=True)
+class AndroidOptions:
+    """Where the Android SDK and NDK are, and the levels a build uses (None: pick as TF's
+    configure.py does: the highest SDK platform and build tools present, NDK API level 21)."""
+
+    sdk: Path | None = None
+    ndk: Path | None = None
+    api_level: int | None = None
+    build_tools: str | None = None
+    ndk_api_level: int | None = None
+
+
+@dataclass(frozen=True)
+class BuildOptions:
+    """Everything ``tfbuild build`` needs to know, fully resolved.
+
+    ``flavour`` None means "choose from the target and the tree" (see ``tfbuild.build.run``);
+    ``timeout`` is seconds for the whole build (None: no limit).
+    """
+
+    target: str
+    models: tuple[Path, ...]
+    source: Path | None
+    flavour: str | None
+    output_dir: Path
+    local: bool = False
+    dry_run: bool = False
+    header: HeaderOptions = field(default_factory=HeaderOptions)
+    protobuf_rename: bool = False
+    jobs: int = 2
+    timeout: float | None = None
+    cache_prefix: str = "tfbuild"
+    base_image: str | None = None
+    op_sources: tuple[Path, ...] = ()
+    ops_library_name: str = DEFAULT_OPS_LIBRARY_NAME
+    extra_cflags: tuple[str, ...] = ()
+    android: AndroidOptions = field(default_factory=AndroidOptions)
+    config_file: Path | None = None
+
+
+@dataclass(frozen=True)
+class OptionSpec:
+    """One option: its name (as the CLI passes it), its ``[section] key`` in tfbuild.toml, the
+    environment variables that may set it (first present wins) and how to read a value."""
+
+    name: str
+    section: str | None
+    key: str | None
+    env: tuple[str, ...]
+    kind: str  # str | path | paths | bool | int | seconds | words | choice | name
+
+
+OPTIONS: tuple[OptionSpec, ...] = (
+    OptionSpec("target", "build", "target", ("TFBUILD_TARGET",), "target"),
+    OptionSpec("models", "build", "models", ("TFBUILD_MODELS",), "paths"),
+    OptionSpec("source", "build", "source", ("TFBUILD_SOURCE",), "path"),
+    OptionSpec("flavour", "build", "flavour", ("TFBUILD_FLAVOUR",), "choice"),
+    OptionSpec("output_dir", "build", "out", ("TFBUILD_OUT",), "path"),
+    OptionSpec("local", "build", "local", ("TFBUILD_LOCAL",), "bool"),
+    OptionSpec("dry_run", None, None, ("TFBUILD_DRY_RUN",), "bool"),
+    OptionSpec("protobuf_rename", "build", "protobuf_rename", ("TFBUILD_PROTOBUF_RENAME",), "bool"),
+    OptionSpec("jobs", "build", "jobs", ("TFBUILD_JOBS",), "int"),
+    OptionSpec("timeout", "build", "timeout", ("TFBUILD_TIMEOUT",), "seconds"),
+    OptionSpec("cache_prefix", "build", "cache_prefix", ("TFBUILD_CACHE_PREFIX",), "name"),
+    OptionSpec("base_image", "build", "base_image", ("TFBUILD_BASE_IMAGE",), "str"),
+    OptionSpec("op_sources", "build", "op_sources", ("TFBUILD_OP_SOURCES",), "paths"),
+    OptionSpec("ops_library_name", "build", "ops_library_name", ("TFBUILD_OPS_LIBRARY_NAME",), "name"),
+    OptionSpec("extra_cflags", "build", "extra_cflags", ("TFBUILD_EXTRA_CFLAGS",), "words"),
+    OptionSpec("default_ops", "header", "default_ops", ("TFBUILD_DEFAULT_OPS",), "default_ops"),
+    OptionSpec("granularity", "header", "granularity", ("TFBUILD_HEADER_GRANULARITY",), "granularity"),
+    OptionSpec("sdk", "android", "sdk", ("TFBUILD_ANDROID_SDK", "ANDROID_SDK_HOME", "ANDROID_HOME"), "path"),
+    OptionSpec("ndk", "android", "ndk", ("TFBUILD_ANDROID_NDK", "ANDROID_NDK_HOME"), "path"),
+    OptionSpec("api_level", "android", "api_level", ("TFBUILD_ANDROID_API_LEVEL",), "int"),
+    OptionSpec("build_tools", "android", "build_tools", ("TFBUILD_ANDROID_BUILD_TOOLS",), "str"),
+    OptionSpec("ndk_api_level", "android", "ndk_api_level", ("TFBUILD_ANDROID_NDK_API_LEVEL",), "int"),
+)
+_BY_NAME = {spec.name: spec for spec in OPTIONS}
+_SECTIONS = {spec.section for spec in OPTIONS if spec.section}
+
+
+def resolve_build_options(
+    cli: Mapping[str, Any],
+    *,
+    environ: Mapping[str, str],
+    cwd: Path,
+    config_file: Path | None = None,
+    require_target: bool = True,
+) -> BuildOptions:
+    """Resolve every option: defaults < ``tfbuild.toml`` < ``environ`` < ``cli``.
+
+    ``cli`` maps option names (:data:`OPTIONS`) to what the user gave; None means "not given".
+    The config file is ``config_file``, else ``$TFBUILD_CONFIG``, else ``cwd/tfbuild.toml`` when
+    it exists. ``require_target=False`` is for commands that need only part of the options
+    (``tfbuild workspace``); the target is then an empty string when none was given.
+    """
+    unknown = set(cli) - set(_BY_NAME)
+    if unknown:
+        raise ValueError(f"not an option: {sorted(unknown)}")  # a tfbuild bug, not user input
+    cwd = Path(cwd).resolve()
+    config_path = _config_path(config_file, environ, cwd)
+    config = _read_config(config_path) if config_path is not None else {}
+
+    values: dict[str, Any] = {}
+    for spec in OPTIONS:
+        if spec.section in config and spec.key in config[spec.section]:
+            where = f"{config_path}: [{spec.section}] {spec.key}"
+            values[spec.name] = _parse(spec, config[spec.section][spec.key], where, base=config_path.parent)
+        for variable in spec.env:
+            if environ.get(variable, "") != "":
+                values[spec.name] = _parse(spec, environ[variable], f"${variable}", base=cwd)
+                break
+        if cli.get(spec.name) is not None:
+            values[spec.name] = _parse(spec, cli[spec.name], _flag(spec.name), base=cwd)
+    return _build_options(values, cwd=cwd, config_path=config_path, require_target=require_target)
+
+
+def _build_options(values: dict[str, Any], *, cwd: Path, config_path: Path | None, require_target: bool) -> BuildOptions:
+    target = values.get("target")
+    if target is None:
+        if require_target:
+            raise ConfigError(
+                "no target given", hint="pass --target (see 'tfbuild targets'), or set [build] target in tfbuild.toml"
+            )
+        target = ""
+    header = HeaderOptions(
+        default_ops=values.get("default_ops", DEFAULT_OPS), granularity=values.get("granularity", "kernel")
+    )
+    return BuildOptions(
+        target=target,
+        models=values.get("models", ()),
+        source=values.get("source"),
+        flavour=values.get("flavour"),
+        output_dir=values.get("output_dir") or cwd / DEFAULT_OUTPUT_ROOT / (target or "default"),
+        local=values.get("local", False),
+        dry_run=values.get("dry_run", False),
+        header=header,
+        protobuf_rename=values.get("protobuf_rename", False),
+        jobs=values.get("jobs") or max(1, os.cpu_count() or 1),
+        timeout=values.get("timeout"),
+        cache_prefix=values.get("cache_prefix", "tfbuild"),
+        base_image=values.get("base_image"),
+        op_sources=values.get("op_sources", ()),
+        ops_library_name=values.get("ops_library_name", DEFAULT_OPS_LIBRARY_NAME),
+        extra_cflags=values.get("extra_cflags", ()),
+        android=AndroidOptions(
+            sdk=values.get("sdk"),
+            ndk=values.get("ndk"),
+            api_level=values.get("api_level"),
+            build_tools=values.get("build_tools"),
+            ndk_api_level=values.get("ndk_api_level"),
+        ),
+        config_file=config_path,
+    )
+
+
+def _config_path(explicit: Path | None, environ: Mapping[str, str], cwd: Path) -> Path | None:
+    if explicit is not None:
+        return (cwd / explicit).resolve()
+    if environ.get(ENV_CONFIG):
+        return (cwd / environ[ENV_CONFIG]).resolve()
+    default = cwd / CONFIG_FILE_NAME
+    return default if default.is_file() else None
+
+
+def _read_config(path: Path) -> dict[str, Mapping[str, Any]]:
+    data = load_toml(path)
+    check_keys(data, sorted(_SECTIONS), where=str(path))
+    config = {}
+    for section, content in data.items():
+        where = f"{path}: [{section}]"
+        content = table(content, where=where)
+        known = [spec.key for spec in OPTIONS if spec.section == section]
+        check_keys(content, known, where=where)
+        config[section] = content
+    return config
+
+
+def _flag(name: str) -> str:
+    return "--" + name.replace("_", "-")
+
+
+# -- value parsing: TOML gives typed values, the environment strings, the CLI typed values ----
+
+
+def _parse(spec: OptionSpec, raw: Any, where: str, *, base: Path) -> Any:
+    return _PARSERS[spec.kind](raw, where, base)
+
+
+def _as_str(raw: Any, where: str, base: Path) -> str:
+    if not isinstance(raw, str):
+        raise ConfigError(f"{where}: expected a string, got {raw!r}")
+    return raw
+
+
+def _as_path(raw: Any, where: str, base: Path) -> Path:
+    if isinstance(raw, Path):
+        raw = str(raw)
+    text = _as_str(raw, where, base)
+    if not text.strip():
+        raise ConfigError(f"{where}: empty path")
+    return (base / Path(text).expanduser()).resolve()
+
+
+def _as_paths(raw: Any, where: str, base: Path) -> tuple[Path, ...]:
+    if isinstance(raw, str):  # the environment: a path list like $PATH
+        items = [item for item in raw.split(os.pathsep) if item]
+    elif isinstance(raw, (list, tuple)):
+        items = list(raw)
+    else:
+        raise ConfigError(f"{where}: expected a list of paths, got {raw!r}")
+    return tuple(_as_path(item, where, base) for item in items)
+
+
+_TRUE = ("1", "true", "yes", "on")
+_FALSE = ("0", "false", "no", "off")
+
+
+def _as_bool(raw: Any, where: str, base: Path) -> bool:
+    if isinstance(raw, bool):
+        return raw
+    if isinstance(raw, str) and raw.strip().lower() in _TRUE + _FALSE:
+        return raw.strip().lower() in _TRUE
+    raise ConfigError(f"{where}: expected true or false, got {raw!r}", hint=f"use one of: {', '.join(_TRUE + _FALSE)}")
+
+
+def _as_int(raw: Any, where: str, base: Path) -> int:
+    if isinstance(raw, str):
+        try:
+            raw = int(raw.strip())
+        except ValueError:
+            raise ConfigError(f"{where}: expected a whole number, got {raw!r}") from None
+    if isinstance(raw, bool) or not isinstance(raw, int) or raw <= 0:
+        raise ConfigError(f"{where}: expected a positive whole number, got {raw!r}")
+    return raw
+
+
+def _as_seconds(raw: Any, where: str, base: Path) -> float:
+    if isinstance(raw, str):
+        try:
+            raw = float(raw.strip())
+        except ValueError:
+            raise ConfigError(f"{where}: expected seconds, got {raw!r}") from None
+    if isinstance(raw, bool) or not isinstance(raw, (int, float)) or raw <= 0:
+        raise ConfigError(f"{where}: expected a positive number of seconds, got {raw!r}")
+    return float(raw)
+
+
+def _as_words(raw: Any, where: str, base: Path) -> tuple[str, ...]:
+    if isinstance(raw, str):  # the environment: split as a shell would, never run by one
+        try:
+            return tuple(shlex.split(raw))
+        except ValueError as error:
+            raise ConfigError(f"{where}: {error}") from None
+    if isinstance(raw, (list, tuple)) and all(isinstance(item, str) for item in raw):
+        return tuple(raw)
+    raise ConfigError(f"{where}: expected a list of strings, got {raw!r}")
+
+
+def _as_choice(raw: Any, where: str, base: Path) -> str:
+    text = _as_str(raw, where, base)
+    if text not in FLAVOURS:
+        raise ConfigError(
+            f"{where}: unknown flavour '{text}'{did_you_mean(text, FLAVOURS)}", hint=f"use one of: {', '.join(FLAVOURS)}"
+        )
+    return text
+
+
+def _as_name(raw: Any, where: str, base: Path) -> str:
+    text = _as_str(raw, where, base)
+    if not _NAME.match(text):
+        raise ConfigError(f"{where}: '{text}' is not a plain name", hint="use lower-case letters, digits, '_', '.', '-'")
+    return text
+
+
+def _as_target(raw: Any, where: str, base: Path) -> str:
+    text = _as_str(raw, where, base)
+    try:
+        get_target(text)  # unknown names fail here, with a guess
+    except ConfigError as error:
+        raise ConfigError(f"{where}: {error.message}", hint=error.hint) from None
+    return text
+
+
+def _as_granularity(raw: Any, where: str, base: Path) -> str:
+    text = _as_str(raw, where, base)
+    if text not in GRANULARITIES:
+        raise ConfigError(
+            f"{where}: unknown header granularity '{text}'{did_you_mean(text, GRANULARITIES)}",
+            hint=f"use one of: {', '.join(GRANULARITIES)}",
+        )
+    return text
+
+
+def _as_default_ops(raw: Any, where: str, base: Path) -> str:
+    text = _as_str(raw, where, base)
+    try:
+        HeaderOptions(default_ops=text)  # the header's own parser decides what is valid
+    except ConfigError as error:
+        raise ConfigError(f"{where}: {error.message}", hint=error.hint) from None
+    return text
+
+
+_PARSERS: dict[str, Callable[[Any, str, Path], Any]] = {
+    "str": _as_str,
+    "path": _as_path,
+    "paths": _as_paths,
+    "bool": _as_bool,
+    "int": _as_int,
+    "seconds": _as_seconds,
+    "words": _as_words,
+    "choice": _as_choice,
+    "name": _as_name,
+    "granularity": _as_granularity,
+    "target": _as_target,
+    "default_ops": _as_default_ops,
+}

@@ -1,0 +1,83 @@
+"""A build plan as text: what ``tfbuild build --dry-run`` prints and the golden files hold.
+
+Every command is shown as a shell would need it typed (``shlex`` quoting) although the executor
+never runs a shell; an argument that is itself a script is shown below its command instead of
+as one long quoted line. Nothing machine-specific is invented here: golden tests replace the
+temporary paths and digests themselves (:func:`normalize`).
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from dataclasses import dataclass
+from typing import Iterable, Mapping
+
+from tfbuild.build.plan import BuildPlan, Mount, Step
+from tfbuild.templating import render
+
+
+@dataclass(frozen=True)
+class _StepView:
+    name: str
+    workdir: str
+    command: str
+    skip: str | None
+    scripts: tuple[tuple[str, tuple[str, ...]], ...]
+
+
+def plan_text(plan: BuildPlan, *, notes: Iterable[str] = ()) -> str:
+    return render(
+        "plan.txt.j2",
+        target=plan.target,
+        flavour=plan.flavour,
+        image=_image(plan),
+        output_dir=str(plan.output_dir),
+        mounts=tuple(_mount(mount) for mount in plan.mounts),
+        env=tuple(f"{key}={value}" for key, value in sorted(plan.env.items())),
+        generated=tuple(f"{file.path} ({len(file.content.splitlines())} lines)" for file in plan.generated_files),
+        steps=tuple(_step(step) for step in plan.steps),
+        artifacts=tuple(f"{a.name} ({a.kind}) <- {a.path}" for a in plan.artifacts),
+        notes=tuple(notes),
+    )
+
+
+def _image(plan: BuildPlan) -> str:
+    if plan.image is None:
+        return "none: the steps run on this machine"
+    args = ", ".join(f"{key}={value}" for key, value in sorted(plan.image.build_args.items()))
+    return f"{plan.image.tag} (docker/{plan.image.dockerfile}; {args})"
+
+
+def _mount(mount: Mount) -> str:
+    origin = f"volume {mount.volume}" if mount.volume is not None else str(mount.source)
+    return f"{mount.target} <- {origin}{' (read-only)' if mount.read_only else ''}"
+
+
+def _step(step: Step) -> _StepView:
+    scripts = []
+    shown = []
+    for argument in step.argv:
+        if "\n" in argument:
+            name = f"SCRIPT{len(scripts) + 1}"
+            scripts.append((name, tuple(argument.rstrip("\n").splitlines())))
+            shown.append(f'"${name}"')
+        else:
+            shown.append(shlex.quote(argument))
+    env = " ".join(f"{key}={shlex.quote(value)}" for key, value in step.env.items())
+    command = f"{env} {' '.join(shown)}" if env else " ".join(shown)
+    return _StepView(
+        name=step.name,
+        workdir=str(step.workdir),
+        command=command,
+        skip=str(step.skip_if_exists) if step.skip_if_exists is not None else None,
+        scripts=tuple(scripts),
+    )
+
+
+def normalize(text: str, replacements: Mapping[str, str]) -> str:
+    """``text`` with machine-specific strings replaced (longest first) and image digests masked,
+    for comparing plans made on different machines or days."""
+    for old in sorted(replacements, key=len, reverse=True):
+        text = text.replace(old, replacements[old])
+    return re.sub(r"(tfbuild-toolchain:[a-z0-9_.-]+?-)[0-9a-f]{16}\b", r"\1<digest>", text)

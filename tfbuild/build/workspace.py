@@ -1,0 +1,261 @@
+"""The Android SDK/NDK repositories in a TensorFlow tree's WORKSPACE, written between markers.
+
+Bazel's Android builds need ``android_sdk_repository`` and ``android_ndk_repository`` rules in
+the WORKSPACE. TensorFlow's ``./configure`` asks for them interactively; tfbuild checks the SDK
+and NDK the way configure.py does (``source.properties``, ``platforms/android-N``,
+``build-tools/<version>``), refuses NDKs the tree's TensorFlow version does not support (table in
+``toolchains/tensorflow/versions.toml``), renders the block from ``WORKSPACE.append.tmpl`` and
+puts it between ``# BEGIN/# END tfbuild android repositories`` markers: the rest of the file is
+never touched, and a second run replaces only its own block.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from tfbuild import __version__
+from tfbuild.errors import ConfigError, SourceTreeError
+from tfbuild.fileio import atomic_write_text
+from tfbuild.build.options import AndroidOptions
+from tfbuild.templating import render
+from tfbuild.toolchain.tf_versions import VersionTable, version_table
+from tfbuild.tree.facts import TensorFlowVersion
+
+BEGIN_MARKER = "# BEGIN tfbuild android repositories"
+END_MARKER = "# END tfbuild android repositories"
+TEMPLATE = "WORKSPACE.append.tmpl"
+_FOREIGN_RULE = re.compile(r"^[ \t]*(android_sdk_repository|android_ndk_repository)\s*\(", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class NdkInfo:
+    path: Path
+    revision: str  # Pkg.Revision, e.g. "18.1.5063045"
+    major: int
+
+
+@dataclass(frozen=True)
+class SdkInfo:
+    path: Path
+    api_level: int
+    build_tools: str
+
+
+@dataclass(frozen=True)
+class AndroidRepositories:
+    """The checked SDK and NDK, and the paths the WORKSPACE names them by (the build's view:
+    the host paths for a local build, the mount points inside a toolchain container)."""
+
+    sdk: SdkInfo
+    ndk: NdkInfo
+    ndk_api_level: int
+    sdk_path_in_build: str
+    ndk_path_in_build: str
+
+
+def inspect_ndk(ndk: Path) -> NdkInfo:
+    """Read the NDK's revision from ``source.properties`` (``Pkg.Revision = 18.1.5063045``)."""
+    ndk = Path(ndk)
+    if not ndk.is_dir():
+        raise ConfigError(f"{ndk}: Android NDK directory not found", hint="pass --ndk with an existing NDK")
+    properties = ndk / "source.properties"
+    if not properties.is_file():
+        raise ConfigError(f"{properties}: not found, so {ndk} is not an Android NDK", hint="pass the NDK's top directory")
+    match = re.search(r"^\s*Pkg\.Revision\s*=\s*((\d+)[0-9A-Za-z.\-]*)", properties.read_text(errors="replace"), re.MULTILINE)
+    if match is None:
+        raise ConfigError(f"{properties}: no 'Pkg.Revision = N...' line", hint="is this an Android NDK r11 or newer?")
+    return NdkInfo(path=ndk, revision=match.group(1), major=int(match.group(2)))
+
+
+def inspect_sdk(sdk: Path, *, api_level: int | None, build_tools: str | None, min_build_tools: str) -> SdkInfo:
+    """Check the SDK as configure.py does and pick the levels: the given ones, which must be
+    installed, else the highest platform and build-tools version present."""
+    sdk = Path(sdk)
+    if not sdk.is_dir():
+        raise ConfigError(f"{sdk}: Android SDK directory not found", hint="pass --sdk with an existing SDK")
+    for sub in ("platforms", "build-tools"):
+        if not (sdk / sub).is_dir():
+            raise ConfigError(f"{sdk / sub}: not found, so {sdk} is not an Android SDK", hint="install a platform and build tools with sdkmanager")
+    levels = sorted(
+        int(entry.name.removeprefix("android-"))
+        for entry in (sdk / "platforms").iterdir()
+        if re.fullmatch(r"android-\d+", entry.name) and entry.is_dir()
+    )
+    if api_level is None:
+        if not levels:
+            raise ConfigError(f"{sdk / 'platforms'}: no android-N platform installed", hint="sdkmanager 'platforms;android-28'")
+        api_level = levels[-1]
+    elif api_level not in levels:
+        raise ConfigError(
+            f"{sdk / 'platforms' / f'android-{api_level}'}: SDK platform {api_level} not installed",
+            hint=f"installed: {', '.join(map(str, levels)) or 'none'}",
+        )
+    installed = sorted((entry.name for entry in (sdk / "build-tools").iterdir() if entry.is_dir()), key=_version_key)
+    if build_tools is None:
+        if not installed:
+            raise ConfigError(f"{sdk / 'build-tools'}: no build tools installed", hint="sdkmanager 'build-tools;28.0.3'")
+        build_tools = installed[-1]
+    elif build_tools not in installed:
+        raise ConfigError(
+            f"{sdk / 'build-tools' / build_tools}: build tools {build_tools} not installed",
+            hint=f"installed: {', '.join(installed) or 'none'}",
+        )
+    if _version_key(build_tools) < _version_key(min_build_tools):
+        raise ConfigError(
+            f"{sdk / 'build-tools' / build_tools}: build tools {build_tools} are older than {min_build_tools}, which Bazel requires",
+            hint=f"install build tools {min_build_tools} or newer",
+        )
+    return SdkInfo(path=sdk, api_level=api_level, build_tools=build_tools)
+
+
+def check_ndk_supported(ndk: NdkInfo, version: TensorFlowVersion, table: VersionTable | None = None) -> None:
+    """Refuse an NDK whose major revision the tree's TensorFlow does not list as supported."""
+    table = table or version_table()
+    majors = table.for_version(version).android_ndk_majors
+    if ndk.major not in majors:
+        raise ConfigError(
+            f"{ndk.path}: Android NDK r{ndk.major} ({ndk.revision}) is not supported by TensorFlow {version}",
+            hint=f"TensorFlow {version} builds with NDK r{_ranges(majors)} (table: {table.source})",
+        )
+
+
+def resolve_android_repositories(
+    android: AndroidOptions,
+    version: TensorFlowVersion,
+    *,
+    sdk_path_in_build: str | None = None,
+    ndk_path_in_build: str | None = None,
+    table: VersionTable | None = None,
+) -> AndroidRepositories:
+    """Check the SDK and NDK of ``android`` for TensorFlow ``version``."""
+    table = table or version_table()
+    if android.sdk is None or android.ndk is None:
+        missing = " and ".join(name for name, value in (("--sdk", android.sdk), ("--ndk", android.ndk)) if value is None)
+        raise ConfigError(f"the Android repositories need {missing}", hint="or set [android] sdk/ndk in tfbuild.toml")
+    ndk = inspect_ndk(android.ndk)
+    check_ndk_supported(ndk, version, table)
+    sdk = inspect_sdk(
+        android.sdk, api_level=android.api_level, build_tools=android.build_tools, min_build_tools=table.min_build_tools
+    )
+    ndk_api_level = android.ndk_api_level or table.default_ndk_api_level
+    platforms = ndk.path / "platforms"
+    if platforms.is_dir() and not (platforms / f"android-{ndk_api_level}").is_dir():
+        raise ConfigError(
+            f"{platforms / f'android-{ndk_api_level}'}: NDK API level {ndk_api_level} is not in this NDK",
+            hint="pass --ndk-api-level with a level the NDK has",
+        )
+    return AndroidRepositories(
+        sdk=sdk,
+        ndk=ndk,
+        ndk_api_level=ndk_api_level,
+        sdk_path_in_build=sdk_path_in_build or str(sdk.path),
+        ndk_path_in_build=ndk_path_in_build or str(ndk.path),
+    )
+
+
+def render_android_block(repositories: AndroidRepositories, version: TensorFlowVersion, table: VersionTable | None = None) -> str:
+    """The marked block; checked to parse (Starlark's syntax is a subset of Python's)."""
+    table = table or version_table()
+    block = render(
+        TEMPLATE,
+        begin_marker=BEGIN_MARKER,
+        end_marker=END_MARKER,
+        tfbuild_version=__version__,
+        tensorflow_version=str(version),
+        ndk_revision=repositories.ndk.revision,
+        ndk_majors=_ranges(table.for_version(version).android_ndk_majors),
+        api_level=repositories.sdk.api_level,
+        build_tools=repositories.sdk.build_tools,
+        sdk_path=repositories.sdk_path_in_build,
+        ndk_path=repositories.ndk_path_in_build,
+        ndk_api_level=repositories.ndk_api_level,
+    )
+    _check_parses(block, "the rendered android repositories block")
+    return block
+
+
+def apply_block(workspace_text: str, block: str, *, where: str) -> str:
+    """``workspace_text`` with ``block`` in place of an earlier tfbuild block, else appended."""
+    begins = [m.start() for m in re.finditer(re.escape(BEGIN_MARKER), workspace_text)]
+    ends = [m.start() for m in re.finditer(re.escape(END_MARKER), workspace_text)]
+    if len(begins) > 1 or len(ends) > 1 or len(begins) != len(ends) or (begins and ends[0] < begins[0]):
+        raise SourceTreeError(
+            f"{where}: the '{BEGIN_MARKER}' / '{END_MARKER}' markers are damaged",
+            hint="remove the partial tfbuild block by hand, then run again",
+        )
+    if begins:
+        end = workspace_text.index("\n", ends[0]) + 1 if "\n" in workspace_text[ends[0]:] else len(workspace_text)
+        before, after = workspace_text[: begins[0]], workspace_text[end:]
+    else:
+        before, after = workspace_text, ""
+    foreign = _FOREIGN_RULE.search(before + after)
+    if foreign:
+        raise SourceTreeError(
+            f"{where}: already declares {foreign.group(1)} outside tfbuild's block",
+            hint="remove or comment out that rule (Bazel allows one per name), or build with it and without --sdk/--ndk",
+        )
+    if before and not before.endswith("\n"):
+        before += "\n"
+    if before and not begins and not before.endswith("\n\n"):
+        before += "\n"
+    result = before + block + after
+    if _parses(workspace_text):
+        _check_parses(result, where)
+    return result
+
+
+def update_workspace(tree: Path, block: str) -> Path:
+    """Put ``block`` into ``tree``'s WORKSPACE, atomically."""
+    path = Path(tree) / "WORKSPACE"
+    if not path.is_file():
+        raise SourceTreeError(f"{path}: not found", hint="pass --source with a TensorFlow checkout's top directory")
+    text = path.read_text(encoding="utf-8")
+    return atomic_write_text(path, apply_block(text, block, where=str(path)))
+
+
+def _check_parses(text: str, where: str) -> None:
+    try:
+        ast.parse(text)
+    except SyntaxError as error:  # a tfbuild bug: the template and its values are ours
+        raise AssertionError(f"{where}: not valid Starlark syntax: {error}") from error
+
+
+def _parses(text: str) -> bool:
+    try:
+        ast.parse(text)
+    except SyntaxError:
+        return False
+    return True
+
+
+def _version_key(text: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in re.findall(r"\d+", text.split("-")[0]))
+
+
+def _ranges(numbers: tuple[int, ...]) -> str:
+    """``10-18`` for a consecutive run, else a comma list."""
+    ordered = sorted(numbers)
+    if len(ordered) > 2 and ordered == list(range(ordered[0], ordered[-1] + 1)):
+        return f"{ordered[0]}-r{ordered[-1]}"
+    return ", r".join(map(str, ordered))
+
+
+@dataclass(frozen=True)
+class WorkspaceUpdate:
+    path: Path
+    block: str
+    repositories: AndroidRepositories
+
+
+def write_android_workspace(tree: Path, android: AndroidOptions) -> WorkspaceUpdate:
+    """``tfbuild workspace``: check the SDK/NDK for the tree's TensorFlow version and put the
+    block into its WORKSPACE (host paths: this is for Bazel runs on this machine)."""
+    from tfbuild.tree.facts import read_version  # noqa: PLC0415
+
+    version = read_version(Path(tree))
+    repositories = resolve_android_repositories(android, version)
+    block = render_android_block(repositories, version)
+    return WorkspaceUpdate(path=update_workspace(Path(tree), block), block=block, repositories=repositories)

@@ -1,0 +1,393 @@
+"""Reading one kernel file of a TensorFlow tree: its CPU kernel registrations and its includes.
+
+A file is read the way the compiler would see it in a mobile CPU build, with only the macros
+that matter: the file's own ``#define``s, those of the headers it includes from the kernels
+directories and ``tensorflow/core/framework/register_types.h`` (so ``REGISTER6`` and
+``TF_CALL_*`` mean what *this tree* says), and builtin fallbacks for trees that lack them.
+Only invocations that can reach ``REGISTER_KERNEL_BUILDER`` are expanded (:mod:`cpp_macros`);
+everything else is skipped unread. Regions a CPU build compiles out (``GOOGLE_CUDA``, SYCL,
+MKL) are dropped; other conditions become the registration's ``guard`` (:mod:`cpp_conditions`).
+
+Real trees hold macros nobody foresaw: anything this module cannot read is skipped with a note
+(logged at debug level by the index), never an exception.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterator
+
+from tfbuild.cpp.conditions import KNOWN_UNDEFINED, ConditionStack, evaluate
+from tfbuild.cpp.macros import (
+    Expander,
+    Macro,
+    MacroError,
+    Token,
+    join_arguments,
+    lex_invocation,
+    mask_literals,
+    parse_define,
+    spell,
+    strip_comments,
+)
+from tfbuild.cpp.kernel_def import parse_builder
+
+TERMINALS = frozenset({"REGISTER_KERNEL_BUILDER", "REGISTER_SYSTEM_KERNEL_BUILDER"})
+KERNELS_DIR = "tensorflow/core/kernels"
+SCAN_ROOTS = (KERNELS_DIR, "tensorflow/contrib")
+MACRO_HEADERS = frozenset({
+    "tensorflow/core/framework/register_types.h",
+    "tensorflow/core/framework/register_types_traits.h",
+})
+FALLBACK_MACROS = Path(__file__).resolve().parent / "tf_fallback_macros.h"
+
+_CALL = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)\s*\(")
+_DIRECTIVE = re.compile(r"([A-Za-z_]+)\s*(.*)", re.DOTALL)
+_DEFINE_NAME = re.compile(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_][A-Za-z0-9_]*)", re.MULTILINE)
+_INCLUDE = re.compile(r'"([^"]+)"')
+
+
+@dataclass(frozen=True)
+class FoundRegistration:
+    """A CPU kernel registration as read from a file (see kernel_index.KernelRegistration)."""
+
+    op: str
+    kernel_class: str
+    device: str
+    type_constraints: tuple[tuple[str, str], ...]
+    file: str
+    line: int
+    guard: str | None
+
+
+@dataclass
+class FileScan:
+    registrations: list[FoundRegistration] = field(default_factory=list)
+    includes: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def is_kernel_source(relative: str) -> bool:
+    """Whether a repository path is a CPU kernel source the index reads: ``.cc`` files under
+    ``tensorflow/core/kernels`` or a contrib ``kernels`` directory, without GPU/SYCL-only
+    files (``*.cu.cc``, ``*_gpu*``) or tests."""
+    if not relative.endswith(".cc"):
+        return False
+    if not (relative.startswith(KERNELS_DIR + "/")
+            or (relative.startswith("tensorflow/contrib/") and "/kernels/" in relative)):
+        return False
+    name = relative.rsplit("/", 1)[-1]
+    if ".cu." in name or "_gpu" in name or "_sycl" in name or "_rocm" in name:
+        return False
+    return not (name.endswith("_test.cc") or "_testutil" in name or "test_util" in name
+                or "_testlib" in name or name.endswith("_main.cc"))
+
+
+def follows_include(relative: str) -> bool:
+    """Headers whose macros a kernel file gets: kernels directories and register_types*.h."""
+    return relative.endswith(".h") and (
+        relative.startswith(KERNELS_DIR + "/") or relative in MACRO_HEADERS
+        or (relative.startswith("tensorflow/contrib/") and "/kernels/" in relative)
+    )
+
+
+class MacroTable:
+    """The macros in force at a point of a file, and which of them can lead to a kernel
+    registration (``relevant``): the terminals, macros whose bodies use a relevant name, and
+    macros such as ``TF_CALL_float`` that call a macro passed to them. Relevance only grows;
+    over-approximating it costs a few needless expansions, never a missed registration."""
+
+    def __init__(self) -> None:
+        self.macros: dict[str, Macro] = {}
+        self.relevant: set[str] = set(TERMINALS)
+        self._mentioned_by: dict[str, frozenset[str]] = {}
+
+    def copy(self) -> "MacroTable":
+        clone = MacroTable()
+        clone.macros = dict(self.macros)
+        clone.relevant = set(self.relevant)
+        clone._mentioned_by = dict(self._mentioned_by)
+        return clone
+
+    def define(self, macro: Macro, *, tentative: bool = False) -> None:
+        """Add ``macro``; a tentative definition (under an undecided ``#if``) does not replace
+        one the tree already made, so the first branch of ``#if X / #else`` wins."""
+        if macro.name in TERMINALS:
+            return
+        existing = self.macros.get(macro.name)
+        if tentative and existing is not None and existing.origin != "<builtin>":
+            return
+        self.macros[macro.name] = macro
+        mentions = macro.mentions()
+        for name in mentions:
+            self._mentioned_by[name] = self._mentioned_by.get(name, frozenset()) | {macro.name}
+        if macro.name not in self.relevant and (mentions & self.relevant or macro.calls_a_parameter()):
+            self._mark_relevant(macro.name)
+
+    def undefine(self, name: str) -> None:
+        self.macros.pop(name, None)
+
+    def _mark_relevant(self, name: str) -> None:
+        todo = [name]
+        while todo:
+            current = todo.pop()
+            if current in self.relevant:
+                continue
+            self.relevant.add(current)
+            todo.extend(m for m in self._mentioned_by.get(current, ()) if m in self.macros)
+
+
+class TreeReader:
+    """Reads kernel files of one tree, parsing each included header once."""
+
+    def __init__(self, root: Path):
+        self.root = Path(root)
+        self._headers: dict[str, tuple[tuple[Macro, ...], tuple[str, ...]]] = {}
+        self._in_progress: set[str] = set()
+        self.base = MacroTable()
+        fallback = _Scanner(self, "<builtin>", self.base, collect=False)
+        fallback.run(FALLBACK_MACROS.read_text(encoding="utf-8"))
+
+    def scan(self, relative: str) -> FileScan:
+        """Registrations and includes of the kernel source ``relative``."""
+        text = (self.root / relative).read_text(encoding="utf-8", errors="replace")
+        scanner = _Scanner(self, relative, self.base.copy(), collect=True)
+        scanner.run(text)
+        return scanner.result
+
+    def header(self, relative: str) -> tuple[tuple[Macro, ...], tuple[str, ...]]:
+        """The macros a header defines (its own, in order) and the files it includes."""
+        if relative in self._headers:
+            return self._headers[relative]
+        if relative in self._in_progress:
+            return (), ()
+        self._in_progress.add(relative)
+        try:
+            text = (self.root / relative).read_text(encoding="utf-8", errors="replace")
+            scanner = _Scanner(self, relative, self.base.copy(), collect=False)
+            scanner.run(text)
+            own = tuple(m for m in scanner.table.macros.values() if m.origin == relative)
+            found = (own, tuple(scanner.result.includes))
+        except OSError:
+            found = ((), ())
+        finally:
+            self._in_progress.discard(relative)
+        self._headers[relative] = found
+        return found
+
+    def resolve_include(self, including: str, target: str) -> str | None:
+        """Repository path of ``#include "target"`` from ``including``, if the tree has it."""
+        candidates = []
+        if "/" in including:
+            candidates.append(f"{including.rsplit('/', 1)[0]}/{target}")
+        candidates.append(target)
+        for candidate in candidates:
+            normal = _normalize(candidate)
+            if normal and (self.root / normal).is_file():
+                return normal
+        return None
+
+    def apply_header(self, table: MacroTable, relative: str, applied: set[str]) -> None:
+        """Define in ``table`` what including ``relative`` brings: its macros and, first, those
+        of the headers it includes in turn."""
+        if relative in applied:
+            return
+        applied.add(relative)
+        macros, includes = self.header(relative)
+        for included in includes:
+            if follows_include(included):
+                self.apply_header(table, included, applied)
+        for macro in macros:
+            table.define(macro)
+
+
+def _normalize(path: str) -> str | None:
+    parts: list[str] = []
+    for part in path.split("/"):
+        if part in ("", "."):
+            continue
+        if part == "..":
+            if not parts:
+                return None
+            parts.pop()
+        else:
+            parts.append(part)
+    return "/".join(parts)
+
+
+class _Scanner:
+    """One pass over one file: directives update the macro table and the ``#if`` nest; code
+    between directives is searched for invocations of relevant macros."""
+
+    def __init__(self, tree: TreeReader, relative: str, table: MacroTable, *, collect: bool):
+        self.tree = tree
+        self.relative = relative
+        self.table = table
+        self.collect = collect
+        self.conditions = ConditionStack()
+        self.result = FileScan()
+        self._file_defines: frozenset[str] = frozenset()
+        self._applied: set[str] = set()
+
+    def run(self, text: str) -> None:
+        text = strip_comments(text)
+        self._file_defines = frozenset(_DEFINE_NAME.findall(text))
+        # Macro calls are searched for in a copy whose literals are blanked (same offsets), so
+        # REGISTER_KERNEL_BUILDER written inside a string is never taken for a call.
+        masked = _logical_lines(mask_literals(text)) if self.collect else None
+        run: list[tuple[int, str, str]] = []
+        for number, line in _logical_lines(text):
+            masked_line = next(masked)[1] if masked is not None else line
+            stripped = line.lstrip()
+            if stripped.startswith("#"):
+                if run:
+                    self._code(run)
+                    run = []
+                self._directive(stripped[1:].strip(), number)
+            elif self.collect and self.conditions.active and stripped:
+                run.append((number, line, masked_line))
+        if run:
+            self._code(run)
+
+    # --- directives -------------------------------------------------------------------
+
+    def _directive(self, text: str, number: int) -> None:
+        match = _DIRECTIVE.match(text)
+        if match is None:
+            return
+        keyword, rest = match.group(1), match.group(2).strip()
+        if keyword in ("if", "ifdef", "ifndef"):
+            if not self.conditions.active:
+                self.conditions.push(False, "")
+            elif keyword == "if":
+                self.conditions.push(self._evaluate(rest), " ".join(rest.split()))
+            else:
+                name = rest.split()[0] if rest.split() else ""
+                known = self._is_defined(name)
+                if keyword == "ifndef":
+                    self.conditions.push(None if known is None else not known, f"!defined({name})")
+                else:
+                    self.conditions.push(known, f"defined({name})")
+        elif keyword == "elif":
+            parent_active = self.conditions.parent_active
+            self.conditions.branch(self._evaluate(rest) if parent_active else False, " ".join(rest.split()))
+        elif keyword == "else":
+            self.conditions.branch(True, None)
+        elif keyword == "endif":
+            self.conditions.pop()
+        elif not self.conditions.active:
+            return
+        elif keyword == "define":
+            macro = parse_define(rest, origin=self.relative, guard=self.conditions.guard)
+            if macro is not None:
+                self.table.define(macro, tentative=self.conditions.guard is not None)
+            else:
+                self.result.notes.append(f"{self.relative}:{number}: unreadable #define skipped")
+        elif keyword == "undef" and self.conditions.guard is None:
+            self.table.undefine(rest.split()[0] if rest.split() else "")
+        elif keyword == "include":
+            self._include(rest)
+
+    def _include(self, rest: str) -> None:
+        quoted = _INCLUDE.match(rest)
+        if quoted is None:
+            return
+        resolved = self.tree.resolve_include(self.relative, quoted.group(1))
+        if resolved is None:
+            return
+        if resolved not in self.result.includes:
+            self.result.includes.append(resolved)
+        if follows_include(resolved):
+            self.tree.apply_header(self.table, resolved, self._applied)
+
+    def _is_defined(self, name: str) -> bool | None:
+        if name in self.table.macros:
+            return True
+        if name in KNOWN_UNDEFINED or name in self._file_defines:
+            return False
+        return None
+
+    def _value_of(self, name: str) -> int | None:
+        if name in KNOWN_UNDEFINED:
+            return 0
+        macro = self.table.macros.get(name)
+        if macro is not None:
+            body = macro.body
+            if macro.params is None and len(body) == 1 and body[0].kind == "num":
+                return int(body[0].text) if body[0].text.isdigit() else None
+            return None
+        return 0 if name in self._file_defines else None
+
+    def _evaluate(self, expression: str) -> bool | None:
+        return evaluate(expression, self._is_defined, self._value_of)
+
+    # --- code ---------------------------------------------------------------------------
+
+    def _code(self, run: list[tuple[int, str, str]]) -> None:
+        text = "\n".join(line for _, line, _ in run)
+        starts = [0]
+        for _, line, _ in run[:-1]:
+            starts.append(starts[-1] + len(line) + 1)
+        resume = 0
+        for match in _CALL.finditer("\n".join(masked for _, _, masked in run)):
+            if match.start() < resume or match.group(1) not in self.table.relevant:
+                continue
+            number = run[bisect.bisect_right(starts, match.start()) - 1][0]
+            resume = self._invocation(text, match.start(), number)
+
+    def _invocation(self, text: str, start: int, number: int) -> int:
+        lexed = lex_invocation(text, start)
+        if lexed is None:
+            self.result.notes.append(f"{self.relative}:{number}: unterminated macro call skipped")
+            return start + 1
+        tokens, end = lexed
+        guard = self.conditions.guard
+        expander = Expander(self.table.macros, TERMINALS,
+                            lambda name, args, commas, exp: self._register(name, args, commas, exp, number, guard))
+        try:
+            expander.expand(tokens)
+        except (MacroError, RecursionError, IndexError, ValueError) as error:
+            self.result.notes.append(f"{self.relative}:{number}: {error}; macro call skipped")
+        return end
+
+    def _register(self, name: Token, args: list[list[Token]], commas: list[Token],
+                  expander: Expander, number: int, guard: str | None) -> None:
+        if len(args) < 2:
+            self.result.notes.append(f"{self.relative}:{number}: {name.text} without a kernel class")
+            return
+        builder = expander.expand(args[0])
+        kernel_class = spell(expander.expand(join_arguments(args, commas, 1)))
+        parsed = parse_builder(builder)
+        if parsed is None:
+            self.result.notes.append(
+                f"{self.relative}:{number}: kernel {kernel_class!r}: op name is not a string literal ({spell(builder)[:80]})"
+            )
+            return
+        op, device, constraints = parsed
+        if device != "CPU":
+            return
+        local_guards = sorted({
+            self.table.macros[used].guard for used in expander.used
+            if used in self.table.macros and self.table.macros[used].origin == self.relative
+            and self.table.macros[used].guard
+        })
+        guards = ([guard] if guard else []) + [g for g in local_guards if g != guard]
+        self.result.registrations.append(FoundRegistration(
+            op=op, kernel_class=kernel_class, device=device, type_constraints=constraints,
+            file=self.relative, line=number, guard=" && ".join(guards) if guards else None,
+        ))
+
+
+_CONTINUATION = re.compile(r"\\[ \t\r]*\n")
+
+
+def _logical_lines(text: str) -> Iterator[tuple[int, str]]:
+    """(first line number, text) of each line after joining backslash continuations."""
+    number = 1
+    for line in _CONTINUATION.sub("\x01", text).split("\n"):
+        joined = line.count("\x01")
+        yield number, line.replace("\x01", "") if joined else line
+        number += 1 + joined

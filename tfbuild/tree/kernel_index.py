@@ -1,0 +1,284 @@
+"""The CPU kernels a TensorFlow source tree registers: for each op, the files and class strings.
+
+Everything that edits or checks a tree's build lists asks this index which ``.cc`` files hold
+an op's CPU kernels, which kernel-directory headers they include, and which class strings the
+tree's ``REGISTER_KERNEL_BUILDER`` calls produce (they differ between TensorFlow versions, so
+they are read from the tree, never from the installed TensorFlow). Reading a tree costs one
+pass over its kernel files (:mod:`kernel_scan`), whatever the number of ops asked about; the
+result is cached by commit under ``~/.cache/tfbuild/kernel-index``. A tree with uncommitted
+changes to kernel sources is cached under its commit *and* a digest of those files' contents,
+so an edit is never answered from a stale entry; changes elsewhere (the BUILD files and op
+lists tfbuild itself edits) do not affect the index or its key.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import logging
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable, Mapping
+
+from tfbuild import __version__
+from tfbuild.errors import SourceTreeError
+from tfbuild.fileio import atomic_write_text
+from tfbuild.cpp.scan import (
+    FALLBACK_MACROS,
+    KERNELS_DIR,
+    MACRO_HEADERS,
+    SCAN_ROOTS,
+    TreeReader,
+    follows_include,
+    is_kernel_source,
+)
+
+log = logging.getLogger(__name__)
+
+SCHEMA = 2
+_PRUNED_DIRS = ("tensorflow/contrib/makefile",)
+
+
+@dataclass(frozen=True)
+class KernelRegistration:
+    """One CPU ``REGISTER_KERNEL_BUILDER`` of the tree.
+
+    ``kernel_class`` is the string TensorFlow's ``#__VA_ARGS__`` gives the class argument after
+    macro expansion (``BinaryOp<CPUDevice, functor::add<float>>``), spaces included.
+    ``type_constraints`` are ``(attr, C++ type)`` pairs without ``::tensorflow::``; an attr
+    listed more than once names alternatives (``TypeConstraint("T", {DT_FLOAT, DT_HALF})``).
+    ``guard`` is the preprocessor condition the registration depends on, when the build's
+    flags decide it (``defined(USE_GEMM_FOR_CONV)``); regions no CPU build compiles
+    (``GOOGLE_CUDA``, SYCL, MKL) are not in the index at all.
+    """
+
+    op: str
+    kernel_class: str
+    device: str
+    type_constraints: tuple[tuple[str, str], ...]
+    file: str  # repository-relative POSIX path
+    line: int
+    guard: str | None
+
+
+@dataclass(frozen=True)
+class KernelIndex:
+    """The tree's CPU kernel registrations and the include graph of its kernel files."""
+
+    tree_commit: str | None
+    registrations: tuple[KernelRegistration, ...]
+    includes: Mapping[str, tuple[str, ...]]
+
+    @functools.cached_property
+    def _by_op(self) -> dict[str, tuple[KernelRegistration, ...]]:
+        grouped: dict[str, list[KernelRegistration]] = {}
+        for registration in self.registrations:
+            grouped.setdefault(registration.op, []).append(registration)
+        return {op: tuple(found) for op, found in grouped.items()}
+
+    def registrations_for_op(self, op: str) -> tuple[KernelRegistration, ...]:
+        return self._by_op.get(op, ())
+
+    def files_for_op(self, op: str) -> tuple[str, ...]:
+        """The ``.cc`` files registering a CPU kernel for ``op``, sorted."""
+        return tuple(sorted({r.file for r in self.registrations_for_op(op)}))
+
+    def classes_for_op(self, op: str) -> frozenset[str]:
+        return frozenset(r.kernel_class for r in self.registrations_for_op(op))
+
+    def headers_for(self, files: Iterable[str]) -> tuple[str, ...]:
+        """Kernel-directory headers ``files`` include, directly or through other such
+        headers, sorted."""
+        found: set[str] = set()
+        todo = list(files)
+        while todo:
+            for included in self.includes.get(todo.pop(), ()):
+                if included.endswith(".h") and _in_kernel_dirs(included) and included not in found:
+                    found.add(included)
+                    todo.append(included)
+        return tuple(sorted(found))
+
+    def ops(self) -> frozenset[str]:
+        return frozenset(self._by_op)
+
+
+@dataclass
+class IndexStats:
+    """What one :func:`build_kernel_index` call did, for tests and ``--debug`` output."""
+
+    files_scanned: int = 0
+    cache_hit: bool = False
+    cache_path: Path | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+def default_cache_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "tfbuild" / "kernel-index"
+
+
+def build_kernel_index(tree: Path, *, cache_dir: Path | None = None,
+                       stats: IndexStats | None = None) -> KernelIndex:
+    """The kernel index of the tree at ``tree``, from the cache when its commit (and the
+    contents of any uncommitted kernel sources) was indexed before."""
+    root = Path(tree)
+    stats = stats if stats is not None else IndexStats()
+    if not root.is_dir():
+        raise SourceTreeError(f"{root}: source tree not found", hint="pass --source DIR, a TensorFlow checkout")
+    if not (root / KERNELS_DIR).is_dir():
+        raise SourceTreeError(
+            f"{root / KERNELS_DIR}: not found, so {root} is not a TensorFlow source tree",
+            hint="pass the top directory of a TensorFlow checkout",
+        )
+    commit, key = _cache_key(root)
+    cache = (Path(cache_dir) if cache_dir is not None else default_cache_dir()) / f"{key}.json" if key else None
+    stats.cache_path = cache
+    if cache is not None:
+        cached = _load(cache)
+        if cached is not None:
+            stats.cache_hit = True
+            stats.notes.extend(cached[1])
+            return cached[0]
+    index = _scan_tree(root, commit, stats)
+    if cache is not None:
+        try:
+            atomic_write_text(cache, json.dumps(_to_json(index, stats.notes), sort_keys=True))
+        except OSError as error:  # a read-only cache costs speed, not correctness
+            log.debug("kernel index cache not written (%s): %s", cache, error)
+    return index
+
+
+def describe_ops(index: KernelIndex, ops: Iterable[str]) -> tuple["OpKernels", ...]:
+    """What the ``tfbuild kernels`` report says about each op."""
+    described = []
+    for op in ops:
+        found = index.registrations_for_op(op)
+        files = tuple(sorted({r.file for r in found}))
+        described.append(OpKernels(
+            op=op,
+            files=files,
+            headers=index.headers_for(files),
+            kernel_classes=tuple(sorted({r.kernel_class for r in found})),
+            guards=tuple(sorted({r.guard for r in found if r.guard})),
+        ))
+    return tuple(described)
+
+
+@dataclass(frozen=True)
+class OpKernels:
+    op: str
+    files: tuple[str, ...]
+    headers: tuple[str, ...]
+    kernel_classes: tuple[str, ...]
+    guards: tuple[str, ...]
+
+    @property
+    def registered(self) -> bool:
+        return bool(self.files)
+
+
+def _in_kernel_dirs(relative: str) -> bool:
+    return relative.startswith(KERNELS_DIR + "/") or (
+        relative.startswith("tensorflow/contrib/") and "/kernels/" in relative)
+
+
+def _kernel_sources(root: Path) -> list[str]:
+    found = []
+    for scan_root in SCAN_ROOTS:
+        top = root / scan_root
+        for directory, subdirs, files in os.walk(top):
+            relative_dir = Path(directory).relative_to(root).as_posix()
+            subdirs[:] = sorted(
+                d for d in subdirs
+                if not d.startswith((".", "bazel-")) and f"{relative_dir}/{d}" not in _PRUNED_DIRS
+            )
+            found.extend(f"{relative_dir}/{name}" for name in files if is_kernel_source(f"{relative_dir}/{name}"))
+    return sorted(set(found))
+
+
+def _scan_tree(root: Path, commit: str | None, stats: IndexStats) -> KernelIndex:
+    reader = TreeReader(root)
+    registrations = []
+    includes: dict[str, tuple[str, ...]] = {}
+    for relative in _kernel_sources(root):
+        try:
+            scan = reader.scan(relative)
+        except Exception as error:  # noqa: BLE001 - an unreadable file must not stop the index
+            stats.notes.append(f"{relative}: skipped ({type(error).__name__}: {error})")
+            continue
+        stats.files_scanned += 1
+        registrations.extend(scan.registrations)
+        includes[relative] = tuple(scan.includes)
+        stats.notes.extend(scan.notes)
+    todo = [h for included in includes.values() for h in included]
+    while todo:
+        header = todo.pop()
+        if header in includes or not (follows_include(header) or _in_kernel_dirs(header)):
+            continue
+        try:
+            includes[header] = reader.header(header)[1]
+        except Exception as error:  # noqa: BLE001 - as for sources: note it, keep going
+            stats.notes.append(f"{header}: skipped ({type(error).__name__}: {error})")
+            includes[header] = ()
+        todo.extend(includes[header])
+    for note in stats.notes:
+        log.debug("kernel index: %s", note)
+    unique = sorted(set(registrations), key=lambda r: (r.file, r.line, r.op, r.kernel_class, r.type_constraints))
+    return KernelIndex(
+        tree_commit=commit,
+        registrations=tuple(KernelRegistration(**vars(r)) for r in unique),
+        includes=includes,
+    )
+
+
+def _cache_key(root: Path) -> tuple[str | None, str | None]:
+    """(commit, cache key); the key is None when the tree is not a git checkout."""
+    import git  # noqa: PLC0415 - GitPython is only needed here
+
+    try:
+        repo = git.Repo(root)
+        commit = repo.head.commit.hexsha
+    except (git.InvalidGitRepositoryError, git.NoSuchPathError, ValueError):
+        return None, None
+    top = Path(repo.working_tree_dir)  # git.Repo(root) only opens the top of a checkout
+    status = repo.git.status("--porcelain=v1", "-z", "--untracked-files=all", "--", *SCAN_ROOTS, *MACRO_HEADERS)
+    changed = sorted({entry[3:] for entry in status.split("\0") if len(entry) > 3 and entry[2] == " "
+                      and entry[3:].endswith((".cc", ".h"))})
+    identity = hashlib.sha256(f"{SCHEMA}\0{__version__}\0".encode())
+    identity.update(FALLBACK_MACROS.read_bytes())
+    for path in changed:
+        file = top / path
+        identity.update(path.encode() + b"\0")
+        identity.update(hashlib.sha256(file.read_bytes()).digest() if file.is_file() else b"deleted")
+    suffix = f"-dirty-{identity.hexdigest()[:16]}" if changed else f"-{identity.hexdigest()[:12]}"
+    return commit, f"{commit}{suffix}"
+
+
+def _to_json(index: KernelIndex, notes: list[str]) -> dict:
+    return {
+        "schema": SCHEMA,
+        "notes": notes,
+        "tree_commit": index.tree_commit,
+        "registrations": [
+            [r.op, r.kernel_class, r.device, [list(c) for c in r.type_constraints], r.file, r.line, r.guard]
+            for r in index.registrations
+        ],
+        "includes": {k: list(v) for k, v in sorted(index.includes.items())},
+    }
+
+
+def _load(path: Path) -> tuple[KernelIndex, list[str]] | None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if data.get("schema") != SCHEMA:
+            return None
+        registrations = tuple(
+            KernelRegistration(op, cls, device, tuple(tuple(c) for c in constraints), file, line, guard)
+            for op, cls, device, constraints, file, line, guard in data["registrations"]
+        )
+        includes = {k: tuple(v) for k, v in data["includes"].items()}
+        return KernelIndex(data["tree_commit"], registrations, includes), [str(n) for n in data["notes"]]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None

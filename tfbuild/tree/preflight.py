@@ -1,0 +1,263 @@
+"""Catch, before a 50-minute build, the gaps that make the binary fail on the device.
+
+A selective TensorFlow binary runs a model only if, for every op the model uses,
+
+1. the op's definition is compiled (Makefile flavour: its ``tensorflow/core/ops`` file is in
+   ``tf_op_files.txt``; the Bazel mobile library compiles every core op definition),
+2. a file registering one of the op's CPU kernels is compiled (``tf_op_files.txt``, or the
+   mobile filegroups followed through their ``:labels``),
+3. the header keeps the op (``SHOULD_REGISTER_OP``) and one of those kernels under the class
+   string the *tree* registers it with. Class strings differ between TensorFlow versions, so a
+   header written with the installed TF's names can drop every kernel of an older tree.
+
+Each gap is reported as the error the device would print, with the command that fixes it.
+The library returns a :class:`PreflightReport`; :func:`require_pass` turns gaps into a
+:class:`PreflightError` for the CLI.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from tfbuild.errors import ConfigError, PreflightError, SourceTreeError
+from tfbuild.model.header import parse_header
+from tfbuild.tree.needs import (
+    is_cpu,
+    needs_from_header,
+    needs_from_models,
+    op_definition_files,
+    resolve_needs,
+    squash,
+)
+from tfbuild.tree.edits import check_flavour, compiled_files, kernel_index_for
+
+OPS_WITHOUT_KERNEL = frozenset({"AccumulateNV2"})
+"""Ops TF's runtime rewrites away, which need no kernel (as in TF's header tool)."""
+
+
+def no_kernel_error(op: str) -> str:
+    """The device's error for an op whose kernels are all missing (TF 1.x wording)."""
+    return (
+        f"No OpKernel was registered to support Op '{op}' with these attrs.  "
+        "Registered devices: [CPU], Registered kernels: <no registered kernels>"
+    )
+
+
+def no_op_error(op: str) -> str:
+    return (
+        f"Op type not registered '{op}' in binary running on this device. Make sure the Op and "
+        "Kernel are registered in the binary running in this process."
+    )
+
+
+@dataclass(frozen=True)
+class PreflightRequest:
+    """``tfbuild check``'s options as a value: models and/or a header, a flavour, a tree."""
+
+    source: Path
+    flavour: str
+    models: tuple[Path, ...] = ()
+    header: Path | None = None
+    op_libraries: tuple[Path, ...] = ()
+    cache_dir: Path | None = None
+
+
+@dataclass(frozen=True)
+class Gap:
+    """One reason the binary would fail, as the device would say it, and how to fix it."""
+
+    op: str
+    kind: str
+    """``no-kernel-in-tree``, ``kernel-not-compiled``, ``op-not-compiled``,
+    ``op-not-in-header`` or ``kernel-not-in-header``."""
+    device_error: str
+    fix: str
+    files: tuple[str, ...] = ()
+    kernel_classes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class PreflightReport:
+    source: Path
+    flavour: str
+    origin: str
+    header: Path | None
+    checked_ops: tuple[str, ...]
+    gaps: tuple[Gap, ...]
+    notes: tuple[str, ...]
+    tf_version: str = "unknown"
+
+    @property
+    def ok(self) -> bool:
+        return not self.gaps
+
+    def lines(self) -> list[str]:
+        """The report as plain text lines (names come from files: print them as text, not markup)."""
+        head = f"preflight {self.flavour} build of {self.source} (TF {self.tf_version}) for {self.origin}"
+        if self.header is not None and str(self.header) != self.origin:
+            head += f" with {self.header}"
+        out = [head + f": {len(self.checked_ops)} ops checked, {len(self.gaps)} gap(s)"]
+        for gap in self.gaps:
+            out.append(f"  {gap.op}: {gap.device_error}")
+            if gap.files:
+                out.append(f"    files: {', '.join(gap.files)}")
+            if gap.kernel_classes:
+                shown = "; ".join(gap.kernel_classes[:3]) + ("; ..." if len(gap.kernel_classes) > 3 else "")
+                out.append(f"    the tree registers: {shown}")
+            out.append(f"    fix: {gap.fix}")
+        out += [f"  note: {note}" for note in self.notes]
+        return out
+
+
+def run_preflight(request: PreflightRequest) -> PreflightReport:
+    """Check the tree, as the chosen flavour would build it now, against the models/header."""
+    flavour = check_flavour(request.flavour)
+    if not request.models and request.header is None:
+        raise ConfigError("give --model (one or more) or --header", hint="e.g. tfbuild check --model model.pb ...")
+    root = Path(request.source)
+    index = kernel_index_for(root, request.cache_dir)
+    if request.models:
+        needs = needs_from_models(request.models, request.op_libraries)
+        header = parse_header(request.header) if request.header else None
+    else:
+        needs = needs_from_header(request.header, index)
+        header = needs.header
+    resolved = resolve_needs(needs, index, root)
+    definitions = op_definition_files(root, needs.op_names()) if flavour == "makefile" else {}
+    gaps = _build_gaps(resolved.resolutions, compiled_files(root, flavour), definitions,
+                       f"run: {_edit_command(flavour, request, root)}", root)
+    notes: list[str] = []
+    if header is None:
+        notes += _class_mismatch_notes(resolved.resolutions)
+    else:
+        gaps += _header_gaps(header, resolved.resolutions, index, request)
+        notes += _foreign_class_notes(header, index)
+    notes += _guard_notes(resolved.resolutions, index)
+    return PreflightReport(
+        source=root,
+        flavour=flavour,
+        origin=needs.origin,
+        header=request.header,
+        checked_ops=needs.op_names(),
+        gaps=tuple(gaps),
+        notes=tuple(notes),
+        tf_version=_tf_version(root),
+    )
+
+
+def require_pass(report: PreflightReport) -> None:
+    """Raise :class:`PreflightError` (exit code 5) naming the first gap, if there is any."""
+    if report.ok:
+        return
+    first = report.gaps[0]
+    more = f" (and {len(report.gaps) - 1} more gap(s))" if len(report.gaps) > 1 else ""
+    raise PreflightError(f"{report.source}: the {report.flavour} build would fail on the device: "
+                         f"{first.device_error}{more}", hint=first.fix)
+
+
+def _build_gaps(resolutions, compiled: frozenset[str], definitions, fix: str, root: Path) -> list[Gap]:
+    """Needed kernels and op definitions no file the build compiles provides."""
+    gaps: list[Gap] = []
+    for resolution in resolutions:
+        op = resolution.need.op
+        if op in OPS_WITHOUT_KERNEL:
+            continue
+        if not resolution.files:
+            gaps.append(Gap(op, "no-kernel-in-tree", no_kernel_error(op),
+                            f"{root} has no CPU kernel for {op}: build it as a custom op library, "
+                            "or use a TensorFlow tree that has one"))
+            continue
+        if not set(resolution.files) & compiled:
+            gaps.append(Gap(op, "kernel-not-compiled", no_kernel_error(op), fix, resolution.files))
+        op_files = definitions.get(op, ())
+        if op_files and not set(op_files) & compiled:
+            gaps.append(Gap(op, "op-not-compiled", no_op_error(op), fix, op_files))
+    return gaps
+
+
+def _class_mismatch_notes(resolutions) -> list[str]:
+    """Models analysed by another TF version name classes this tree does not register: only
+    a problem once a header is written with those names, so a note when no header is checked."""
+    return [
+        f"{r.need.op}: the models name kernel classes {', '.join(r.need.kernel_classes)}, "
+        f"the tree registers {', '.join(r.tree_classes)}: generate the header against this tree "
+        "so it names the tree's classes"
+        for r in resolutions
+        if not r.classes_matched and r.files
+    ]
+
+
+def _header_gaps(header, resolutions, index, request: PreflightRequest) -> list[Gap]:
+    """Ops the header drops, and ops whose tree kernels it names under no class it lists."""
+    if header.registers_everything:
+        return []
+    regenerate = (
+        "regenerate the header with this tree's kernel class names "
+        f"(tfbuild header MODEL -o {request.header or 'ops_to_register.h'} --source {request.source}), "
+        "or write it with --granularity op"
+    )
+    listed = {squash(k) for k in header.kernel_classes}
+    gaps = []
+    for resolution in resolutions:
+        op = resolution.need.op
+        if op in OPS_WITHOUT_KERNEL or not resolution.files:
+            continue
+        if op not in header.ops:
+            gaps.append(Gap(op, "op-not-in-header", no_op_error(op), regenerate))
+            continue
+        if header.op_granularity:
+            continue
+        tree_classes = {
+            squash(r.kernel_class) for r in index.registrations if r.op == op and is_cpu(r.device)
+        }
+        if not tree_classes & listed:
+            gaps.append(Gap(op, "kernel-not-in-header", no_kernel_error(op), regenerate,
+                            kernel_classes=resolution.tree_classes))
+    return gaps
+
+
+def _foreign_class_notes(header, index) -> list[str]:
+    """Header classes the tree never registers: the sign of a header from another TF version."""
+    from tfbuild.tree.retarget import unregistered_classes  # noqa: PLC0415
+
+    if header.registers_everything or header.op_granularity:
+        return []
+    foreign = unregistered_classes(tuple(header.kernel_classes), index)
+    if not foreign:
+        return []
+    return [
+        f"the header lists {len(foreign)} kernel class(es) this tree never registers (made with "
+        f"another TensorFlow version's names?): {'; '.join(foreign)}"
+    ]
+
+
+def _guard_notes(resolutions, index) -> list[str]:
+    """Needed kernels that only exist behind a preprocessor guard such as USE_GEMM_FOR_CONV."""
+    notes = []
+    for resolution in resolutions:
+        registrations = [
+            r for r in index.registrations
+            if r.op == resolution.need.op and is_cpu(r.device) and r.kernel_class in resolution.tree_classes
+        ]
+        if registrations and all(r.guard for r in registrations):
+            guards = sorted({r.guard for r in registrations})
+            notes.append(f"{resolution.need.op}: every needed kernel is behind {', '.join(guards)}")
+    return notes
+
+
+def _tf_version(root: Path) -> str:
+    from tfbuild.tree.facts import read_version  # noqa: PLC0415
+
+    try:
+        return str(read_version(root))
+    except SourceTreeError:
+        return "unknown"
+
+
+def _edit_command(flavour: str, request: PreflightRequest, root: Path) -> str:
+    if request.models:
+        inputs = " ".join(f"--model {m}" for m in request.models)
+    else:
+        inputs = f"--header {request.header}"
+    return f"tfbuild edit {flavour} {inputs} --source {root}"

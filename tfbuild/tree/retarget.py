@@ -1,0 +1,206 @@
+"""The tree's own kernel class strings for the ops a model needs.
+
+The analysis step asks the *installed* TensorFlow which kernel classes a model's nodes use, but
+a header is compiled into the *tree* being built, and class strings change between versions:
+for the same MatMul node TF 2.21 names ``BatchMatMulOp<CPUDevice, float, float, float, true>``
+and TF 1.12 registers ``MatMulOp<CPUDevice, float, false >``. A header written with the
+installed names silently compiles MatMul out of a TF 1.12 build. So the header is written from
+the tree's registrations (the kernel index): for each needed op, the classes of the tree's CPU
+kernels whose type constraints fit the dtypes the model uses. An op the tree has no CPU kernel
+for is reported, never dropped quietly, and when the dtypes match no registration all of the
+op's classes are kept: a larger binary is better than a missing kernel on the device.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Collection, Iterable, Mapping, Sequence
+
+from tfbuild.tree.kernel_index import KernelIndex, KernelRegistration
+
+if TYPE_CHECKING:
+    from tfbuild.model.analysis import Analysis
+
+# Canonical names shared by TF dtype names ("float32", "DT_FLOAT") and C++ type names in
+# type constraints ("float", "Eigen::half", "::tensorflow::int32" -> "int32").
+_DTYPE_ALIASES = {
+    "float32": "float", "float": "float", "float64": "double", "double": "double",
+    "float16": "half", "half": "half", "bfloat16": "bfloat16",
+    "int8": "int8", "int16": "int16", "int32": "int32", "int64": "int64",
+    "uint8": "uint8", "uint16": "uint16", "uint32": "uint32", "uint64": "uint64",
+    "bool": "bool", "string": "string", "tstring": "string",
+    "complex64": "complex64", "complex128": "complex128",
+    "qint8": "qint8", "quint8": "quint8", "qint16": "qint16", "quint16": "quint16", "qint32": "qint32",
+    "resource": "resource", "resourcehandle": "resource", "variant": "variant",
+}
+
+
+@dataclass(frozen=True)
+class RetargetResult:
+    """The tree's (op, kernel class) pairs for the needed ops, and what could not be matched."""
+
+    ops_and_kernels: tuple[tuple[str, str], ...]
+    """Sorted, unique (op, class) pairs of the tree's CPU kernels."""
+    missing_ops: tuple[str, ...]
+    """Needed ops for which the tree registers no CPU kernel at all."""
+    dtype_fallback_ops: tuple[str, ...]
+    """Ops whose dtypes matched none of their registrations; all their classes were kept."""
+    foreign_classes: tuple[str, ...]
+    """Classes the installed TensorFlow named that this tree never registers (informational)."""
+
+
+def canonical_dtype(name: str) -> str | None:
+    """The shared name of a TF dtype (``float32``, ``DT_FLOAT``, ``tf.float32``,
+    ``DT_FLOAT_REF``) or a C++ constraint type (``float``, ``Eigen::half``); None if unknown."""
+    text = name.strip()
+    for prefix in ("tf.", "::tensorflow::", "tensorflow::", "Eigen::", "::"):
+        if text.startswith(prefix):
+            text = text[len(prefix):]
+    if text.startswith("DT_"):
+        text = text[3:]
+        if text.endswith("_REF"):
+            text = text[:-4]
+    return _DTYPE_ALIASES.get(text.lower())
+
+
+# The attrs whose values the analysis reports as an op's dtypes (tfbuild.model.analysis).
+DTYPE_ATTRS = ("T", "dtype")
+
+
+def _fits(registration: KernelRegistration, dtypes: set[str]) -> bool:
+    """The registration's ``T``/``dtype`` constraints allow one of ``dtypes`` (an attr listed
+    twice names alternatives). Other attrs (``Tidx``, ``index_type``) are not what the dtypes
+    describe and never exclude a registration, nor does a type tfbuild cannot name."""
+    allowed: dict[str, set[str | None]] = {}
+    for attr, cpp_type in registration.type_constraints:
+        if attr in DTYPE_ATTRS:
+            allowed.setdefault(attr, set()).add(canonical_dtype(cpp_type))
+    return all(None in choices or choices & dtypes for choices in allowed.values())
+
+
+def retarget_ops_and_kernels(
+    needed: Sequence[tuple[str, str | None]],
+    dtypes_by_op: Mapping[str, Collection[str]],
+    index: KernelIndex,
+) -> RetargetResult:
+    """The tree's (op, class) pairs for ``needed`` (``Analysis.ops_and_kernels()``: op names
+    with the installed TF's class names).
+
+    Where the tree registers every class named for an op, exactly those are kept (an ops list
+    or a header from the matching TF version selects precisely). Otherwise the op's classes
+    are chosen by dtype, as below.
+
+    ``dtypes_by_op`` holds the ``T``/``dtype`` values seen on each op's nodes, as TF names
+    (``OpRequirement.dtypes``); an op without an entry (or with only unknown names) keeps every
+    CPU class the tree registers for it.
+    """
+    ops = sorted({op for op, _ in needed})
+    pairs: set[tuple[str, str]] = set()
+    missing = []
+    fallback = []
+    named: dict[str, set[str]] = {}
+    for op, kernel_class in needed:
+        if kernel_class:
+            named.setdefault(op, set()).add(_squash(kernel_class))
+    for op in ops:
+        registrations = index.registrations_for_op(op)
+        if not registrations:
+            missing.append(op)
+            continue
+        spelled = {_squash(r.kernel_class): r.kernel_class for r in registrations}
+        if named.get(op) and named[op] <= spelled.keys():
+            # The tree registers exactly the classes asked for: keep those, no more.
+            pairs.update((op, spelled[squashed]) for squashed in named[op])
+            continue
+        seen = {c for c in (canonical_dtype(d) for d in dtypes_by_op.get(op, ())) if c}
+        chosen = [r for r in registrations if _fits(r, seen)] if seen else list(registrations)
+        if not chosen:
+            fallback.append(op)
+            chosen = list(registrations)
+        pairs.update((op, r.kernel_class) for r in chosen)
+    installed = [cls for _, cls in needed if cls]
+    return RetargetResult(
+        ops_and_kernels=tuple(sorted(pairs)),
+        missing_ops=tuple(missing),
+        dtype_fallback_ops=tuple(fallback),
+        foreign_classes=unregistered_classes(installed, index),
+    )
+
+
+def _squash(text: str) -> str:
+    return "".join(text.split())
+
+
+def unregistered_classes(kernel_classes: Iterable[str], index: KernelIndex) -> tuple[str, ...]:
+    """The given classes no registration of the tree has, compared without spaces (as the
+    header's ``isequal`` skips them); in the order given, each once."""
+    registered = {_squash(r.kernel_class) for r in index.registrations}
+    out: list[str] = []
+    for kernel_class in kernel_classes:
+        if _squash(kernel_class) not in registered and kernel_class not in out:
+            out.append(kernel_class)
+    return tuple(out)
+
+
+def retarget_analysis(analysis: "Analysis", index: KernelIndex, *, tree_name: str) -> tuple["Analysis", RetargetResult]:
+    """``analysis`` with every op's kernel classes replaced by the tree's own (see
+    :func:`retarget_ops_and_kernels`), so a header rendered from it selects the kernels the tree
+    actually registers. Ops the tree has no CPU kernel for become problems: they would fail on
+    the device, and the user hears it now. ``tree_name`` (a path or commit) is recorded as the
+    source of the class names in the header's comment block.
+    """
+    from dataclasses import replace  # noqa: PLC0415
+
+    from tfbuild.model.analysis import Problem  # noqa: PLC0415
+
+    result = retarget_ops_and_kernels(
+        analysis.ops_and_kernels(), {r.op: r.dtypes for r in analysis.ops}, index
+    )
+    classes_by_op: dict[str, list[str]] = {}
+    for op, kernel_class in result.ops_and_kernels:
+        classes_by_op.setdefault(op, []).append(kernel_class)
+    ops = tuple(
+        replace(r, kernel_classes=tuple(classes_by_op.get(r.op, ())) if r.kernel_classes else ())
+        for r in analysis.ops
+    )
+    missing = tuple(
+        Problem(
+            op=r.op,
+            node="*",
+            model=", ".join(r.models),
+            message=f"the source tree {tree_name} registers no CPU kernel for this op",
+        )
+        for r in analysis.ops
+        if r.op in result.missing_ops
+    )
+    retargeted = replace(
+        analysis,
+        ops=ops,
+        problems=analysis.problems + missing,
+        tensorflow_version=f"source tree {tree_name} (not the installed {analysis.tensorflow_version})",
+    )
+    return retargeted, result
+
+
+def retarget_to_tree(analysis: "Analysis", source: Path, *, cache_dir: Path | None = None) -> tuple["Analysis", RetargetResult]:
+    """:func:`retarget_analysis` against the tree at ``source`` (its kernel index, cached)."""
+    from tfbuild.tree.kernel_index import build_kernel_index  # noqa: PLC0415
+
+    index = build_kernel_index(source, cache_dir=cache_dir)
+    name = index.tree_commit[:12] if index.tree_commit else str(source)
+    return retarget_analysis(analysis, index, tree_name=name)
+
+
+def retarget_notes(result: RetargetResult) -> list[str]:
+    """What the user should know about a retargeting, one line each."""
+    notes = [
+        f"{op}: the model's dtypes match none of the tree's kernels; keeping all of them"
+        for op in result.dtype_fallback_ops
+    ]
+    if result.foreign_classes:
+        notes.append(
+            f"{len(result.foreign_classes)} kernel class name(s) of the installed TensorFlow differ in "
+            f"the tree and were replaced by the tree's, e.g. {result.foreign_classes[0]}"
+        )
+    return notes
