@@ -27,10 +27,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
-from real_build_plans import app_header, prepare_tf1_tree, tree_plan  # noqa: E402
+from real_build_plans import app_header, prepare_tf1_tree, tree_plan
 
-from tfbuild.toolchain.engine import docker_client  # noqa: E402
-from tfbuild.build.executor import execute_plan  # noqa: E402
+from tfbuild.build.executor import execute_plan
+from tfbuild.toolchain.engine import docker_client
 
 RUNS = (("app_a", "app A, cold caches"), ("app_b", "app B, same tree, warm caches"), ("app_a", "app A again"))
 

@@ -24,9 +24,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "tests"))
 
-import treegen  # noqa: E402
+import treegen
 
-from tfbuild.tree.kernel_index import IndexStats, build_kernel_index  # noqa: E402
+from tfbuild.tree.kernel_index import IndexStats, build_kernel_index
 
 
 def _timed(action) -> tuple[float, object]:
@@ -78,12 +78,17 @@ def main() -> None:
         for attempt in range(args.repeat):
             cache = scratch_path / f"cache-{attempt}"
             stats = IndexStats()
-            cold_s, cpu_s, index = _cpu_timed(lambda: build_kernel_index(root, cache_dir=cache, stats=stats))
+            cold_s, cpu_s, index = _cpu_timed(
+                lambda cache=cache, stats=stats: build_kernel_index(root, cache_dir=cache, stats=stats)
+            )
             cold.append(cold_s)
             cold_cpu.append(cpu_s)
             warm_stats = IndexStats()
-            warm_s, _ = _timed(lambda: build_kernel_index(root, cache_dir=cache, stats=warm_stats))
-            assert warm_stats.cache_hit and warm_stats.files_scanned == 0
+            warm_s, _ = _timed(
+                lambda cache=cache, warm_stats=warm_stats: build_kernel_index(root, cache_dir=cache, stats=warm_stats)
+            )
+            assert warm_stats.cache_hit
+            assert warm_stats.files_scanned == 0
             warm.append(warm_s)
         query_s, answers = _timed(lambda: [index.files_for_op(op) for op in ops])
         index_found = sum(bool(files) for files in answers)

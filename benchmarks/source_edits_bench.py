@@ -21,12 +21,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
-import treegen  # noqa: E402
-from test_kernels_build import ANDROID_BUILD  # noqa: E402
+import treegen
+from test_kernels_build import ANDROID_BUILD
 
-from tfbuild.tree.build_files.kernels_build import add_kernel_sources  # noqa: E402
-from tfbuild.tree.preflight import PreflightRequest, run_preflight  # noqa: E402
-from tfbuild.tree.edits import EditRequest, run_edit, run_revert  # noqa: E402
+from tfbuild.tree.build_files.kernels_build import add_kernel_sources
+from tfbuild.tree.edits import EditRequest, run_edit, run_revert
+from tfbuild.tree.preflight import PreflightRequest, run_preflight
 
 _RULE = """tf_kernel_library(
     name = "op_{i}",

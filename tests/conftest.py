@@ -11,13 +11,15 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tfbuild.cache import CACHE_DIR_ENV, cache_dir
+
 REPO_ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+# Fixtures that test modules share, defined beside the helpers that build their data.
+pytest_plugins = ["modelgen"]
 
 
 def _docker_ready() -> str | None:
@@ -28,7 +30,7 @@ def _docker_ready() -> str | None:
 
 
 def _bazel_ready() -> str | None:
-    from tfbuild_testing import bazel_binary  # noqa: PLC0415
+    from tfbuild_testing import bazel_binary
 
     return None if bazel_binary() else "no Bazel binary (npm @bazel/bazel-linux_x64) found"
 
@@ -55,21 +57,29 @@ _PROBES = {
 
 
 @pytest.fixture(scope="session")
-def _kernel_index_cache(tmp_path_factory) -> Path:
-    return tmp_path_factory.mktemp("xdg-cache")
+def _session_cache(tmp_path_factory) -> Path:
+    """A tfbuild cache directory for the session. What the machine installed there (the npm
+    Bazel releases, the package records of the toolchain images CI built) is linked in; what the
+    tests write (kernel indexes of throwaway trees) stays out of the user's cache."""
+    private = tmp_path_factory.mktemp("tfbuild-cache")
+    shared = cache_dir()
+    for installed in ("bazel", "images"):
+        (shared / installed).mkdir(parents=True, exist_ok=True)
+        (private / installed).symlink_to(shared / installed, target_is_directory=True)
+    return private
 
 
 @pytest.fixture(autouse=True)
-def _private_kernel_index_cache(monkeypatch, _kernel_index_cache):
-    """Keep the kernel-index cache of throwaway test trees out of the user's ~/.cache. One per
-    session: copies of one pristine tree share a commit, so later tests hit the cache."""
-    monkeypatch.setenv("XDG_CACHE_HOME", str(_kernel_index_cache))
+def _private_cache(monkeypatch, _session_cache):
+    """One private cache per session: copies of one pristine tree share a commit, so later tests
+    hit the kernel-index cache."""
+    monkeypatch.setenv(CACHE_DIR_ENV, str(_session_cache))
 
 
 @pytest.fixture(scope="session")
 def pristine_trees(tmp_path_factory) -> dict[str, Path]:
     """One TF 1.12-shaped and one TF 2.x-shaped tree (tests/treegen.py), built once."""
-    import treegen  # noqa: PLC0415
+    import treegen
 
     base = tmp_path_factory.mktemp("pristine")
     return {"tf1": treegen.make_tf1_tree(base / "tf1"), "tf2": treegen.make_tf2_tree(base / "tf2")}

@@ -82,7 +82,7 @@ def models(tmp_path_factory: pytest.TempPathFactory) -> GeneratedModels:
 
 def generate_models(root: Path) -> GeneratedModels:
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
-    import tensorflow as tf  # noqa: PLC0415
+    import tensorflow as tf
 
     tf.random.set_seed(0)
     cnn_pb, cnn_pbtxt = _write_cnn(root)
@@ -126,7 +126,7 @@ def generate_models(root: Path) -> GeneratedModels:
 
 def saved_model_graph_pbs(saved_model_dir: Path, out_dir: Path) -> tuple[Path, ...]:
     """Each MetaGraph's GraphDef as a binary .pb: the only input TF's own header tool reads."""
-    from tensorflow.core.protobuf import saved_model_pb2  # noqa: PLC0415
+    from tensorflow.core.protobuf import saved_model_pb2
 
     proto = saved_model_pb2.SavedModel.FromString((saved_model_dir / "saved_model.pb").read_bytes())
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -140,9 +140,9 @@ def saved_model_graph_pbs(saved_model_dir: Path, out_dir: Path) -> tuple[Path, .
 
 def _write_cnn(root: Path) -> tuple[Path, Path]:
     """Conv2D, BiasAdd, Relu, MaxPool, MatMul, Softmax with variables, frozen to constants."""
-    import tensorflow as tf  # noqa: PLC0415
-    from google.protobuf import text_format  # noqa: PLC0415
-    from tensorflow.python.framework.convert_to_constants import (  # noqa: PLC0415
+    import tensorflow as tf
+    from google.protobuf import text_format
+    from tensorflow.python.framework.convert_to_constants import (
         convert_variables_to_constants_v2,
     )
 
@@ -167,8 +167,8 @@ def _write_cnn(root: Path) -> tuple[Path, Path]:
 
 
 def _write_keras(directory: Path) -> Path:
-    import keras  # noqa: PLC0415
-    import tensorflow as tf  # noqa: PLC0415
+    import keras
+    import tensorflow as tf
 
     keras.utils.set_random_seed(0)
     model = keras.Sequential(
@@ -186,7 +186,7 @@ def _write_keras(directory: Path) -> Path:
 
 def _loop_module():
     """A tf.function with tf.while_loop and tf.cond (control flow v2: StatelessWhile/If)."""
-    import tensorflow as tf  # noqa: PLC0415
+    import tensorflow as tf
 
     class LoopModule(tf.Module):
         @tf.function(input_signature=[tf.TensorSpec([], tf.float32)])
@@ -202,7 +202,7 @@ def _loop_module():
 
 
 def _write_control_flow(root: Path) -> tuple[Path, Path]:
-    import tensorflow as tf  # noqa: PLC0415
+    import tensorflow as tf
 
     module = _loop_module()
     graph_def = module.run.get_concrete_function().graph.as_graph_def()  # library kept
@@ -215,7 +215,7 @@ def _write_control_flow(root: Path) -> tuple[Path, Path]:
 
 def _write_meta_graph(root: Path) -> tuple[Path, Path]:
     """A TF1-style graph with a variable, exported as .meta (binary and text)."""
-    import tensorflow as tf  # noqa: PLC0415
+    import tensorflow as tf
 
     graph = tf.Graph()
     with graph.as_default():
@@ -231,7 +231,7 @@ def _write_meta_graph(root: Path) -> tuple[Path, Path]:
 def _write_tflite(root: Path) -> tuple[Path, Path, Path]:
     """Cumprod and MatrixInverse have no TFLite builtin, so SELECT_TF_OPS makes them Flex ops;
     Erfinv is not even in the Flex allowlist, so only allow_custom_ops converts it."""
-    import tensorflow as tf  # noqa: PLC0415
+    import tensorflow as tf
 
     class FlexModule(tf.Module):
         @tf.function(input_signature=[tf.TensorSpec([2, 3], tf.float32)])
@@ -267,8 +267,8 @@ def _write_tflite(root: Path) -> tuple[Path, Path, Path]:
 
 
 def _write_text_saved_model(binary_dir: Path, text_dir: Path) -> Path:
-    from google.protobuf import text_format  # noqa: PLC0415
-    from tensorflow.core.protobuf import saved_model_pb2  # noqa: PLC0415
+    from google.protobuf import text_format
+    from tensorflow.core.protobuf import saved_model_pb2
 
     proto = saved_model_pb2.SavedModel.FromString((binary_dir / "saved_model.pb").read_bytes())
     text_dir.mkdir(parents=True)

@@ -64,7 +64,7 @@ def main(library: str, model: str, request_json: str) -> None:
         values = session.run([f"{name}:0" for name in request["fetches"]], feed_dict=feeds)
     outputs = {
         name: {"dtype": str(value.dtype), "values": np.asarray(value).tolist()}
-        for name, value in zip(request["fetches"], values)
+        for name, value in zip(request["fetches"], values, strict=True)
     }
     json.dump(
         {"ops": registered_ops, "kernels": registered_kernels, "outputs": outputs}, sys.stdout

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from pathlib import Path, PurePosixPath
 
+from tfbuild.build.example import example_sources_dir
 from tfbuild.build.plan import BuildPlan, Mount
 from tfbuild.toolchain.container import BuildContainer, ContainerConfig
-from tfbuild.build.example import example_sources_dir
 from tfbuild.toolchain.images import toolchain_spec
 
 SRC = PurePosixPath("/src")  # the example sources, in check containers
@@ -41,10 +41,11 @@ def prepare_tf1_tree(root: Path, android_dir: Path) -> Path:
     (``downloads/``, protobuf and nsync), so those steps are skipped as on an offline CI."""
     import subprocess
 
-    from tfbuild.build.options import AndroidOptions
-    from tfbuild.tree.facts import read_version
-    from tfbuild.build.workspace import apply_block, render_android_block, resolve_android_repositories
     from treegen import make_tf1_tree
+
+    from tfbuild.build.options import AndroidOptions
+    from tfbuild.build.workspace import apply_block, render_android_block, resolve_android_repositories
+    from tfbuild.tree.facts import read_version
 
     make_tf1_tree(root)
     (root / ".bazelversion").write_text(TREE_BAZEL_VERSION + "\n")

@@ -7,10 +7,9 @@ import json
 from collections import Counter
 
 import pytest
-from modelgen import models  # noqa: F401  (session fixture)
 
-from tfbuild.model.analysis import analyze_models
 from tfbuild.cli import main
+from tfbuild.model.analysis import analyze_models
 from tfbuild.model.formats import load_model
 
 pytestmark = pytest.mark.tensorflow

@@ -9,7 +9,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from modelgen import models  # noqa: F401  (session fixture)
 
 from tfbuild.cli import main
 

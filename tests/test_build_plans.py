@@ -17,16 +17,16 @@ import pytest
 from android_dirs import make_ndk, make_sdk
 from treegen import make_tf1_tree, make_tf2_tree
 
-from tfbuild.build.plan import Step
-from tfbuild.errors import ConfigError, SourceTreeError
 from tfbuild.build.flavours import choose_flavour, plan_build
 from tfbuild.build.flavours.makefile import DOWNLOAD_STEP, dependencies_only
 from tfbuild.build.options import resolve_build_options
+from tfbuild.build.plan import Step
 from tfbuild.build.plan_text import normalize, plan_text
+from tfbuild.build.workspace import BEGIN_MARKER
+from tfbuild.errors import ConfigError, SourceTreeError
 from tfbuild.resources import examples_dir
 from tfbuild.toolchain.targets import get_target, load_targets
 from tfbuild.tree.facts import read_tree_facts
-from tfbuild.build.workspace import BEGIN_MARKER
 
 GOLDEN_DIR = Path(__file__).parent / "golden" / "plans"
 REPO = Path(__file__).resolve().parent.parent

@@ -9,6 +9,7 @@ import uuid
 from pathlib import Path, PurePosixPath
 
 import pytest
+from toolchain_fixtures import require_base_image
 
 from tfbuild.build.plan import Mount
 from tfbuild.toolchain.container import (
@@ -19,7 +20,6 @@ from tfbuild.toolchain.container import (
     wait_gone,
 )
 from tfbuild.toolchain.engine import docker_client
-from toolchain_fixtures import require_base_image
 
 pytestmark = pytest.mark.docker
 
@@ -86,11 +86,10 @@ def test_copies_files_and_directories_out(image, tmp_path):
 
 
 def test_container_is_gone_after_an_exception(image, client):
-    with pytest.raises(RuntimeError, match="boom"):
-        with BuildContainer(ContainerConfig(image=image)) as box:
-            name = box.name
-            assert box.run(["true"]) == 0
-            raise RuntimeError("boom")
+    with pytest.raises(RuntimeError, match="boom"), BuildContainer(ContainerConfig(image=image)) as box:
+        name = box.name
+        assert box.run(["true"]) == 0
+        raise RuntimeError("boom")
     assert _gone(client, name)
 
 
@@ -99,19 +98,17 @@ def test_container_is_gone_after_ctrl_c_while_a_command_streams(image, client):
         if line == "tick":
             raise KeyboardInterrupt
 
-    with pytest.raises(KeyboardInterrupt):
-        with BuildContainer(ContainerConfig(image=image)) as box:
-            name = box.name
-            box.run(["sh", "-c", "while true; do echo tick; sleep 1; done"], on_line=interrupt)
+    with pytest.raises(KeyboardInterrupt), BuildContainer(ContainerConfig(image=image)) as box:
+        name = box.name
+        box.run(["sh", "-c", "while true; do echo tick; sleep 1; done"], on_line=interrupt)
     assert _gone(client, name)
 
 
 def test_a_timeout_kills_the_command_and_removes_the_container(image, client):
     started = time.monotonic()
-    with pytest.raises(CommandTimeout, match="2 s"):
-        with BuildContainer(ContainerConfig(image=image)) as box:
-            name = box.name
-            box.run(["sleep", "120"], timeout=2)
+    with pytest.raises(CommandTimeout, match="2 s"), BuildContainer(ContainerConfig(image=image)) as box:
+        name = box.name
+        box.run(["sleep", "120"], timeout=2)
     assert time.monotonic() - started < 60
     assert _gone(client, name)
 
@@ -119,14 +116,15 @@ def test_a_timeout_kills_the_command_and_removes_the_container(image, client):
 def test_a_failed_start_leaves_no_container(client, image):
     missing = f"tfbuild-test-no-such-image:{uuid.uuid4().hex[:8]}"
     box = BuildContainer(ContainerConfig(image=missing))
-    with pytest.raises(ContainerStartError, match=missing):
-        with box:
-            pytest.fail("the block must not run")
+    with pytest.raises(ContainerStartError, match=missing), box:
+        pytest.fail("the block must not run")
     assert _gone(client, box.name)
     bad_mount = Mount(target=PurePosixPath("/src"), source=Path("/nonexistent/tfbuild/tree"))
-    with pytest.raises(ContainerStartError, match="/nonexistent/tfbuild/tree"):
-        with BuildContainer(ContainerConfig(image=image, mounts=(bad_mount,))):
-            pytest.fail("the block must not run")
+    with (
+        pytest.raises(ContainerStartError, match="/nonexistent/tfbuild/tree"),
+        BuildContainer(ContainerConfig(image=image, mounts=(bad_mount,))),
+    ):
+        pytest.fail("the block must not run")
 
 
 def test_named_volumes_outlive_the_container_for_caches(image, client):

@@ -8,13 +8,13 @@ from pathlib import Path, PurePosixPath
 
 import pytest
 from rich.console import Console
+from toolchain_fixtures import require_base_image
 
+from tfbuild.build.executor import StepFailed, execute_plan
 from tfbuild.build.plan import Artifact, BuildPlan, GeneratedFile, ImageSpec, Mount, Step
+from tfbuild.errors import BuildError, ToolchainError
 from tfbuild.toolchain.container import CommandTimeout
 from tfbuild.toolchain.engine import docker_client
-from tfbuild.errors import BuildError, ToolchainError
-from tfbuild.build.executor import StepFailed, execute_plan
-from toolchain_fixtures import require_base_image
 
 
 def _plan(tmp_path: Path, steps, *, artifacts=(), generated=(), image=None, mounts=()) -> BuildPlan:

@@ -6,11 +6,11 @@ import shutil
 import subprocess
 
 import pytest
-from modelgen import models  # noqa: F401  (session fixture)
 
-from tfbuild.model.analysis import analyze_models
 from tfbuild.cli import main
 from tfbuild.errors import ConfigError, InputFileError
+from tfbuild.model.analysis import analyze_models
+from tfbuild.model.formats import load_model
 from tfbuild.model.header import (
     DEFAULT_OPS,
     HeaderOptions,
@@ -19,7 +19,6 @@ from tfbuild.model.header import (
     write_header,
     write_ops_list,
 )
-from tfbuild.model.formats import load_model
 
 pytestmark = pytest.mark.tensorflow
 

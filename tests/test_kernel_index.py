@@ -16,8 +16,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 import treegen
+
 from tfbuild.cpp.conditions import evaluate
 from tfbuild.errors import SourceTreeError
 from tfbuild.tree.kernel_index import IndexStats, build_kernel_index
@@ -251,7 +251,7 @@ def test_a_directory_that_is_not_a_tree_is_refused(tmp_path):
 def test_cli_kernels_report(tree, capsys, monkeypatch, tmp_path):
     from tfbuild.cli import main
 
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setenv("TFBUILD_CACHE_DIR", str(tmp_path))
     assert main(["kernels", "MatMul", "Relu", "--source", str(tree)]) == 0
     out = capsys.readouterr().out
     assert f"{K}/matmul_op.cc" in out and "MatMulOp<CPUDevice, float, false >" in out

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from tfbuild.errors import SourceTreeError
 from tfbuild.tree.build_files.filegroups import read_filegroups
 from tfbuild.tree.build_files.kernels_build import (
     PackageFiles,
@@ -17,7 +18,6 @@ from tfbuild.tree.build_files.kernels_build import (
     mobile_sources,
     path_for_entry,
 )
-from tfbuild.errors import SourceTreeError
 
 INVALID_DIR = Path(__file__).parent / "invalid_build_files"
 

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from tfbuild.build.linkflags import link_inputs, render_link_snippets, write_link_snippets
 from tfbuild.cli import main
 from tfbuild.errors import ConfigError, InputFileError
-from tfbuild.build.linkflags import link_inputs, render_link_snippets, write_link_snippets
 from tfbuild.toolchain.targets import get_target
 
 LIBS = ("libtensorflow-core.a", "libprotobuf.a", "libnsync.a")
@@ -23,7 +23,7 @@ def snippets_for(target: str, artifacts: Path, **kw) -> dict[str, str]:
     return {s.kind: s.text for s in render_link_snippets(profile, link_inputs(profile, artifacts, **kw))}
 
 
-@pytest.fixture()
+@pytest.fixture
 def artifacts(tmp_path) -> Path:
     directory = tmp_path / "out"
     directory.mkdir()

@@ -8,8 +8,8 @@ import json
 from pathlib import Path, PurePosixPath
 
 from tfbuild import __version__
-from tfbuild.build.plan import Artifact, BuildPlan, ImageSpec
 from tfbuild.build.manifest import TensorFlowRecord, make_manifest, write_manifest
+from tfbuild.build.plan import Artifact, BuildPlan, ImageSpec
 
 
 def sha(path: Path) -> str:
@@ -48,7 +48,7 @@ def test_manifest_records_inputs_outputs_and_toolchain(tmp_path):
     (saved / "variables" / "variables.index").write_bytes(b"index")
     image = ImageSpec("linux.Dockerfile", {"BASE_IMAGE": "tfbuild-base:bookworm"}, "tfbuild-toolchain:linux-0123456789abcdef")
     tensorflow = TensorFlowRecord(version="1.12.0", commit="a" * 40, source="/src/tf", analysis_version="2.21.0")
-    when = dt.datetime(2024, 5, 6, 7, 8, 9, 123456, tzinfo=dt.timezone.utc)
+    when = dt.datetime(2024, 5, 6, 7, 8, 9, 123456, tzinfo=dt.UTC)
 
     manifest = make_manifest(
         plan(out, image), artifacts=(lib, exe), header=header, models=(model, saved),

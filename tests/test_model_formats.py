@@ -5,7 +5,6 @@ from __future__ import annotations
 import shutil
 
 import pytest
-from modelgen import models  # noqa: F401  (session fixture)
 
 from tfbuild.model.formats import ModelFormat, load_model
 

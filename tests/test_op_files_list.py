@@ -6,8 +6,8 @@ import difflib
 
 import pytest
 
-from tfbuild.tree.build_files.op_files_list import add_op_files, listed_paths
 from tfbuild.errors import SourceTreeError
+from tfbuild.tree.build_files.op_files_list import add_op_files, listed_paths
 
 # Shaped like TF 1.12's list: mostly reverse-sorted kernels, later additions appended, then ops.
 UNSORTED = """\

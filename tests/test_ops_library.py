@@ -12,7 +12,6 @@ from pathlib import Path, PurePosixPath
 
 import pytest
 
-from tfbuild.errors import BuildError, ConfigError, InputFileError, ToolchainError
 from tfbuild.build.op_library import (
     OpsLibrarySpec,
     build_ops_library,
@@ -20,6 +19,7 @@ from tfbuild.build.op_library import (
     installed_tensorflow_flags,
     plan_ops_library,
 )
+from tfbuild.errors import BuildError, ConfigError, InputFileError, ToolchainError
 
 DATA = Path(__file__).resolve().parent / "data" / "ops_library"
 BROKEN_SOURCES = sorted(DATA.glob("broken_*.cc"))
@@ -28,12 +28,12 @@ TF_LINK = ("-L/tf", "-l:libtensorflow_framework.so.2")
 
 
 def _spec(tmp_path: Path, **options) -> OpsLibrarySpec:
-    values = dict(
-        sources=(Path("/app/ops/a_ops.cc"), Path("/app/ops/a_kernels.cc")),
-        output=tmp_path / "out" / "libapp_ops.so",
-        tf_compile_flags=TF_FLAGS,
-        tf_link_flags=TF_LINK,
-    )
+    values = {
+        "sources": (Path("/app/ops/a_ops.cc"), Path("/app/ops/a_kernels.cc")),
+        "output": tmp_path / "out" / "libapp_ops.so",
+        "tf_compile_flags": TF_FLAGS,
+        "tf_link_flags": TF_LINK,
+    }
     values.update(options)
     return OpsLibrarySpec(**values)
 
@@ -85,7 +85,7 @@ def test_cross_static_plan_uses_the_given_tools_and_flags(tmp_path):
     argv = plan.compile_steps[0].argv
     assert argv[0] == "arm-linux-gnueabihf-g++"
     assert argv[-2:] == ("-mfpu=neon-vfpv4", "-Os")  # last, so -Os overrides -O2
-    assert ("-I", "/app/include") == argv[argv.index("/app/include") - 1 : argv.index("/app/include") + 1]
+    assert argv[argv.index("/app/include") - 1 : argv.index("/app/include") + 1] == ("-I", "/app/include")
     assert plan.link_argv == (
         "arm-linux-gnueabihf-ar", "rcs", "/out/.libapp_ops.a.partial",
         "/out/libapp_ops.a.objs/a_ops.o", "/out/libapp_ops.a.objs/a_kernels.o",

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from tfbuild.build.options import OPTIONS, resolve_build_options
 from tfbuild.cli import main
 from tfbuild.errors import ConfigError
 from tfbuild.model.header import DEFAULT_OPS
-from tfbuild.build.options import OPTIONS, resolve_build_options
 
 INVALID = sorted((Path(__file__).parent / "invalid_configs").glob("*.toml"))
 
@@ -39,7 +39,7 @@ def resolve(cli=None, *, env=None, cwd: Path, config: Path | None = None, **kw):
     return resolve_build_options(cli or {}, environ=env or {}, cwd=cwd, config_file=config, **kw)
 
 
-@pytest.fixture()
+@pytest.fixture
 def project(tmp_path: Path) -> Path:
     (tmp_path / "tfbuild.toml").write_text(CONFIG)
     return tmp_path

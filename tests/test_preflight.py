@@ -3,18 +3,16 @@
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
-
-from tfbuild.model.analysis import Analysis, OpRequirement
-from tfbuild.errors import ConfigError, PreflightError
-from tfbuild.model.header import HeaderOptions, write_header
-from tfbuild.tree.preflight import PreflightRequest, require_pass, run_preflight
-from tfbuild.tree.edits import EditRequest, run_edit
-
 import treegen
+
+from tfbuild.errors import ConfigError, PreflightError
+from tfbuild.model.analysis import Analysis, OpRequirement
+from tfbuild.model.header import HeaderOptions, write_header
+from tfbuild.tree.edits import EditRequest, run_edit
+from tfbuild.tree.preflight import PreflightRequest, require_pass, run_preflight
 
 MIN_CLASS = "ReductionOp<CPUDevice, float, int32, Eigen::internal::MinReducer<float>>"
 # The class names TF 2.21's registry gives a float MatMul and Const (see TF-FACTS.md), and the
@@ -69,7 +67,7 @@ def test_portable_tree_is_checked_through_its_own_filegroups(tf2_tree, tmp_path)
 
 def test_an_op_definition_the_makefile_does_not_compile_is_op_type_not_registered(tf1_tree, tmp_path):
     listed = tf1_tree / treegen.OP_FILES_TXT
-    listed.write_text("".join(l for l in listed.read_text().splitlines(keepends=True) if "ops/math_ops.cc" not in l))
+    listed.write_text("".join(line for line in listed.read_text().splitlines(keepends=True) if "ops/math_ops.cc" not in line))
     model = ops_list(tmp_path, [["MatMul", TF112_MATMUL]])
     report = run_preflight(PreflightRequest(source=tf1_tree, flavour="makefile", models=(model,)))
     assert [(g.op, g.kind) for g in report.gaps] == [("MatMul", "op-not-compiled")]

@@ -25,8 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from op_library_probe import EXAMPLE_REQUEST as REQUEST, N, X
-
+from op_library_probe import EXAMPLE_REQUEST as REQUEST
+from op_library_probe import N, X
 from real_build_plans import (
     APPS_DIR,
     SRC,
@@ -37,11 +37,12 @@ from real_build_plans import (
     registered_kernels,
     run_in_toolchain,
 )
-from tfbuild.toolchain.engine import docker_client
+from toolchain_fixtures import bazel_toolchain, linux_toolchain
+
 from tfbuild.build.example import example_model, example_sources
 from tfbuild.model.header import parse_header
+from tfbuild.toolchain.engine import docker_client
 from tfbuild.toolchain.targets import get_target
-from toolchain_fixtures import bazel_toolchain, linux_toolchain
 
 pytestmark = [pytest.mark.docker, pytest.mark.tensorflow]
 

@@ -17,8 +17,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from op_library_probe import EXAMPLE_OPS, EXAMPLE_REQUEST as REQUEST, N, X
 from example_run import example_run
+from op_library_probe import EXAMPLE_OPS, N, X
+from op_library_probe import EXAMPLE_REQUEST as REQUEST
 
 from tfbuild.build.example import ExamplePaths, example_model
 

@@ -8,7 +8,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 import treegen
 
 MIN_CLASS = "ReductionOp<CPUDevice, float, int32, Eigen::internal::MinReducer<float>>"
@@ -34,7 +33,7 @@ def files_of(root: Path) -> dict[str, bytes]:
 @pytest.mark.parametrize("flavour", ["makefile", "bazel"])
 def test_check_fails_edit_fixes_it_twice_is_a_no_op_and_revert_restores(tmp_path, flavour, monkeypatch):
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", "/dev/null")  # as on CI: no git identity
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))  # kernel-index cache
+    monkeypatch.setenv("TFBUILD_CACHE_DIR", str(tmp_path / "cache"))  # kernel-index cache
     tree = treegen.make_tf1_tree(tmp_path / "tensorflow")
     model = tmp_path / "model_ops.json"
     model.write_text(json.dumps([["Min", MIN_CLASS], ["Const", "ConstantOp"]]))
@@ -73,7 +72,7 @@ def test_check_fails_edit_fixes_it_twice_is_a_no_op_and_revert_restores(tmp_path
 
 
 def test_editing_a_dirty_tree_exits_4_with_one_line(tmp_path, monkeypatch):
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setenv("TFBUILD_CACHE_DIR", str(tmp_path / "cache"))
     tree = treegen.make_tf1_tree(tmp_path / "tensorflow", tags=False)
     (tree / treegen.OP_FILES_TXT).write_text("tensorflow/core/kernels/relu_op.cc\n")
     model = tmp_path / "model_ops.json"

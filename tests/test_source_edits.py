@@ -10,12 +10,11 @@ import subprocess
 from pathlib import Path
 
 import pytest
+import treegen
 
 from tfbuild.errors import ConfigError, SourceTreeError
 from tfbuild.tree.edits import EditRequest, compiled_files, run_edit, run_revert
 from tfbuild.tree.work_branch import WORK_BRANCH
-
-import treegen
 
 MIN_CLASS = "ReductionOp<CPUDevice, float, int32, Eigen::internal::MinReducer<float>>"
 MIN_FILE = f"{treegen.KERNELS_DIR}/reduction_ops_min.cc"
@@ -156,7 +155,7 @@ def test_a_stale_work_branch_that_is_not_checked_out_is_refused(tf1_tree, min_mo
 
 def test_missing_op_definition_file_is_added_too(tf1_tree, min_model, no_git_identity):
     lines = (tf1_tree / treegen.OP_FILES_TXT).read_text().splitlines(keepends=True)
-    (tf1_tree / treegen.OP_FILES_TXT).write_text("".join(l for l in lines if "ops/math_ops.cc" not in l))
+    (tf1_tree / treegen.OP_FILES_TXT).write_text("".join(line for line in lines if "ops/math_ops.cc" not in line))
     git(tf1_tree, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qam", "drop math ops")
     outcome = run_edit(EditRequest(source=tf1_tree, flavour="makefile", models=(min_model,), dry_run=True))
     assert set(outcome.plan.edits[0].added) == {MIN_FILE, "tensorflow/core/ops/math_ops.cc"}

@@ -8,11 +8,11 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 import treegen
-from tfbuild.tree.checkout import checkout_source, clone_name
+
 from tfbuild.cli import main
 from tfbuild.errors import ConfigError, SourceTreeError
+from tfbuild.tree.checkout import checkout_source, clone_name
 from tfbuild.tree.source_tree import inspect_source_tree
 
 

@@ -6,13 +6,14 @@ import re
 import subprocess
 
 import pytest
+from toolchain_fixtures import bazel_toolchain, linux_toolchain, require_base_image
 
 import tfbuild.toolchain.image_spec
 import tfbuild.toolchain.images
-from tfbuild.toolchain.base_image import BaseImageOptions, make_base_image
 from tfbuild.cli import main
-from tfbuild.toolchain.container import BuildContainer, ContainerConfig
 from tfbuild.errors import ToolchainError
+from tfbuild.toolchain.base_image import BaseImageOptions, make_base_image
+from tfbuild.toolchain.container import BuildContainer, ContainerConfig
 from tfbuild.toolchain.images import (
     build_toolchain,
     ensure_image,
@@ -20,7 +21,6 @@ from tfbuild.toolchain.images import (
     toolchain_names,
     toolchain_spec,
 )
-from toolchain_fixtures import bazel_toolchain, linux_toolchain, require_base_image
 
 
 # -- fast: no Docker ---------------------------------------------------------------------------

@@ -6,10 +6,10 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 import treegen
-from tfbuild.tree.kernel_index import build_kernel_index
+
 from tfbuild.templating import render
+from tfbuild.tree.kernel_index import build_kernel_index
 from tfbuild.tree.retarget import canonical_dtype, retarget_ops_and_kernels, unregistered_classes
 
 K = treegen.KERNELS_DIR

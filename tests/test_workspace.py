@@ -10,10 +10,7 @@ import pytest
 from android_dirs import make_ndk, make_sdk
 from treegen import make_tf1_tree, make_tf2_tree
 
-from tfbuild.cli import main
-from tfbuild.errors import ConfigError, SourceTreeError
 from tfbuild.build.options import AndroidOptions
-from tfbuild.tree.facts import TensorFlowVersion
 from tfbuild.build.workspace import (
     BEGIN_MARKER,
     END_MARKER,
@@ -22,6 +19,9 @@ from tfbuild.build.workspace import (
     resolve_android_repositories,
     write_android_workspace,
 )
+from tfbuild.cli import main
+from tfbuild.errors import ConfigError, SourceTreeError
+from tfbuild.tree.facts import TensorFlowVersion
 
 TF113 = TensorFlowVersion(1, 13, 0)
 
@@ -31,7 +31,7 @@ def tf1_template(tmp_path_factory) -> Path:
     return make_tf1_tree(tmp_path_factory.mktemp("tf1") / "tree")
 
 
-@pytest.fixture()
+@pytest.fixture
 def tree(tmp_path, tf1_template) -> Path:
     """A fresh copy of the TF 1.x tree's top level (the WORKSPACE is what changes)."""
     root = tmp_path / "tree"
@@ -42,7 +42,7 @@ def tree(tmp_path, tf1_template) -> Path:
     return root
 
 
-@pytest.fixture()
+@pytest.fixture
 def android(tmp_path) -> AndroidOptions:
     return AndroidOptions(sdk=make_sdk(tmp_path / "sdk"), ndk=make_ndk(tmp_path / "ndk"))
 

@@ -56,3 +56,7 @@ class BuildError(TfbuildError):
     """A build step ran and failed."""
 
     exit_code = 7
+
+
+class CommandTimeout(BuildError):
+    """A command ran past its time limit and was killed."""

@@ -72,7 +72,7 @@ def sha256_tree(root: Path | str) -> str:
 def unified_diff(path: str, old_text: str, new_text: str) -> str:
     """A ``git diff``-style unified diff of one file's planned change (``a/path`` → ``b/path``),
     as ``--dry-run`` shows it."""
-    import difflib  # noqa: PLC0415
+    import difflib
 
     return "".join(
         difflib.unified_diff(

@@ -40,7 +40,7 @@ def starlark_string(value: str) -> str:
     return f'"{escaped}"'
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _environment(search_path: str) -> jinja2.Environment:
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader([search_path, str(data_path("."))]),

@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tfbuild.errors import ConfigError, InputFileError
 from tfbuild.build.op_library import (
     SELECTIVE_HEADER_NAME,
     OpsLibraryResult,
@@ -21,6 +20,7 @@ from tfbuild.build.op_library import (
     build_ops_library,
     plan_ops_library,
 )
+from tfbuild.errors import ConfigError, InputFileError
 from tfbuild.resources import examples_dir
 
 if TYPE_CHECKING:
@@ -102,8 +102,8 @@ def run_example(options: ExampleOptions = ExampleOptions()) -> ExampleResult:
         )
     sources = example_sources()
 
-    from tfbuild.model.analysis import analyze_models  # noqa: PLC0415  (imports TensorFlow)
-    from tfbuild.model.header import HeaderOptions, write_header  # noqa: PLC0415
+    from tfbuild.model.analysis import analyze_models
+    from tfbuild.model.header import HeaderOptions, write_header
 
     plain_spec = OpsLibrarySpec.for_installed_tensorflow(sources, paths.plain_library)
     plain = build_ops_library(plan_ops_library(plain_spec), jobs=options.jobs)

@@ -19,18 +19,19 @@ import subprocess
 import tempfile
 import threading
 import time
+from collections.abc import Callable, Mapping
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import Callable, Mapping, Protocol, TextIO
+from typing import Protocol, TextIO
 
 from rich.console import Console
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
 from tfbuild.build.plan import Artifact, BuildPlan, Step
-from tfbuild.toolchain.container import BuildContainer, CommandTimeout, ContainerConfig
 from tfbuild.errors import BuildError, ToolchainError
 from tfbuild.fileio import atomic_write_text
+from tfbuild.toolchain.container import BuildContainer, CommandTimeout, ContainerConfig
 from tfbuild.toolchain.images import ensure_image
 
 TAIL_LINES = 20
@@ -97,7 +98,7 @@ def execute_plan(plan: BuildPlan, *, console: Console | None = None, timeout: fl
 
 
 def _run_steps(
-    steps: tuple[Step, ...], runner: "_Runner", log: "_BuildLog", progress: "_StepProgress", deadline: "_Deadline"
+    steps: tuple[Step, ...], runner: _Runner, log: _BuildLog, progress: _StepProgress, deadline: _Deadline
 ) -> None:
     total = len(steps)
     for index, step in enumerate(steps, start=1):
@@ -120,7 +121,7 @@ def _run_steps(
             raise StepFailed(step, index, total, code, log.path, tuple(tail))
 
 
-def _collect(artifact: Artifact, runner: "_Runner", output_dir: Path) -> Path:
+def _collect(artifact: Artifact, runner: _Runner, output_dir: Path) -> Path:
     if not runner.exists(artifact.path):
         raise BuildError(
             f"{artifact.path}: the build finished but left no {artifact.kind} '{artifact.name}'",
@@ -239,7 +240,7 @@ class _BuildLog:
         self.path = path
         self._handle: TextIO | None = None
 
-    def __enter__(self) -> "_BuildLog":
+    def __enter__(self) -> _BuildLog:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._handle = open(self.path, "w", encoding="utf-8", buffering=1)
         return self
@@ -274,7 +275,7 @@ class _StepProgress:
         self._target = target
         self._task = None
 
-    def __enter__(self) -> "_StepProgress":
+    def __enter__(self) -> _StepProgress:
         if self._progress is not None:
             self._progress.start()
             self._task = self._progress.add_task(self._target, total=self._total, last="")

@@ -20,8 +20,8 @@ from pathlib import Path
 from tfbuild import __version__
 from tfbuild.errors import ConfigError, InputFileError
 from tfbuild.fileio import atomic_write_text
-from tfbuild.toolchain.targets import TargetProfile
 from tfbuild.templating import render
+from tfbuild.toolchain.targets import TargetProfile
 
 SNIPPET_FILES = {
     "xcconfig": ("xcconfig.j2", "tensorflow.xcconfig"),

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Sequence
 
 from tfbuild import __version__
 from tfbuild.build.plan import BuildPlan
@@ -86,7 +86,7 @@ def make_manifest(
             dockerfile=plan.image.dockerfile,
             build_args=dict(plan.image.build_args),
         )
-    created = (now or _dt.datetime.now(_dt.timezone.utc)).astimezone(_dt.timezone.utc)
+    created = (now or _dt.datetime.now(_dt.UTC)).astimezone(_dt.UTC)
     return Manifest(
         target=plan.target,
         flavour=plan.flavour,

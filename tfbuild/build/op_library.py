@@ -19,10 +19,11 @@ import os
 import re
 import shutil
 import subprocess
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import Literal, Sequence
+from typing import Literal
 
 from tfbuild.build.plan import Step
 from tfbuild.errors import BuildError, ConfigError, InputFileError, ToolchainError
@@ -59,7 +60,7 @@ def installed_tensorflow_flags() -> TensorFlowFlags:
     The answer cannot change while the process runs, so it is computed once.
     """
     try:
-        import tensorflow as tf  # noqa: PLC0415
+        import tensorflow as tf
     except ImportError as error:
         raise ToolchainError(
             f"TensorFlow is not importable ({error}); op libraries compile against its headers",

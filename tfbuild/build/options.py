@@ -14,14 +14,15 @@ from __future__ import annotations
 import os
 import re
 import shlex
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any
 
+from tfbuild.config import check_keys, did_you_mean, load_toml, table
 from tfbuild.errors import ConfigError
 from tfbuild.model.header import DEFAULT_OPS, GRANULARITIES, HeaderOptions
 from tfbuild.toolchain.targets import FLAVOURS, get_target
-from tfbuild.config import check_keys, did_you_mean, load_toml, table
 
 CONFIG_FILE_NAME = "tfbuild.toml"
 ENV_CONFIG = "TFBUILD_CONFIG"

@@ -8,9 +8,9 @@ what makes the Android and iOS plans testable on a machine that has neither an N
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Mapping
 
 from tfbuild.toolchain.image_spec import ImageSpec, Mount
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import re
 import shlex
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Iterable, Mapping
 
 from tfbuild.build.plan import BuildPlan, Mount, Step
 from tfbuild.templating import render

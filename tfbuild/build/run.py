@@ -21,13 +21,13 @@ from pathlib import Path
 
 from rich.console import Console
 
-from tfbuild.build.plan import BuildPlan
-from tfbuild.errors import ToolchainError
-from tfbuild.fileio import atomic_write_text
 from tfbuild.build.flavours import HEADER_NAME, HEADER_SUBDIR, InstalledTensorFlow, choose_flavour, plan_build
 from tfbuild.build.manifest import TensorFlowRecord, make_manifest, write_manifest
 from tfbuild.build.options import BuildOptions
+from tfbuild.build.plan import BuildPlan
 from tfbuild.build.plan_text import plan_text
+from tfbuild.errors import ToolchainError
+from tfbuild.fileio import atomic_write_text
 from tfbuild.toolchain.targets import TargetProfile, get_target
 from tfbuild.tree.facts import TreeFacts, git_commit, read_tree_facts
 
@@ -171,8 +171,8 @@ def _planned_edits(tree: TreeFacts, flavour: str, header_text: str, options: Bui
 def _edit_and_check(tree: TreeFacts, flavour: str, header: Path, options: BuildOptions) -> list[str]:
     """Make the tree compile the needed kernels (a commit on tfbuild's work branch), then check
     it would work on the device; a gap stops the build here rather than after an hour."""
-    from tfbuild.tree.preflight import PreflightRequest, require_pass, run_preflight
     from tfbuild.tree.edits import EditRequest, run_edit
+    from tfbuild.tree.preflight import PreflightRequest, require_pass, run_preflight
 
     outcome = run_edit(EditRequest(source=tree.root, flavour=flavour, header=header))
     notes = [f"source edit: {len(edit.added)} file(s) added to {edit.path}" for edit in outcome.plan.edits]

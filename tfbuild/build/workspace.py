@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tfbuild import __version__
+from tfbuild.build.options import AndroidOptions
 from tfbuild.errors import ConfigError, SourceTreeError
 from tfbuild.fileio import atomic_write_text
-from tfbuild.build.options import AndroidOptions
 from tfbuild.templating import render
 from tfbuild.toolchain.tf_versions import VersionTable, version_table
 from tfbuild.tree.facts import TensorFlowVersion
@@ -232,7 +232,7 @@ def _parses(text: str) -> bool:
 
 
 def _version_key(text: str) -> tuple[int, ...]:
-    return tuple(int(part) for part in re.findall(r"\d+", text.split("-")[0]))
+    return tuple(int(part) for part in re.findall(r"\d+", text.split("-", maxsplit=1)[0]))
 
 
 def _ranges(numbers: tuple[int, ...]) -> str:
@@ -253,7 +253,7 @@ class WorkspaceUpdate:
 def write_android_workspace(tree: Path, android: AndroidOptions) -> WorkspaceUpdate:
     """``tfbuild workspace``: check the SDK/NDK for the tree's TensorFlow version and put the
     block into its WORKSPACE (host paths: this is for Bazel runs on this machine)."""
-    from tfbuild.tree.facts import read_version  # noqa: PLC0415
+    from tfbuild.tree.facts import read_version
 
     version = read_version(Path(tree))
     repositories = resolve_android_repositories(android, version)

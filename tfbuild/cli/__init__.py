@@ -49,12 +49,14 @@ def _root(
 def _register_commands() -> None:
     # Imported for their side effect of adding commands to ``app``. Each module keeps its
     # TensorFlow (and other heavy) imports inside the command bodies.
-    from tfbuild.cli import analysis_commands  # noqa: F401
-    from tfbuild.cli import source_commands  # noqa: F401
-    from tfbuild.cli import build_commands  # noqa: F401
-    from tfbuild.cli import edit_commands  # noqa: F401
-    from tfbuild.cli import toolchain_commands  # noqa: F401
-    from tfbuild.cli import example_commands  # noqa: F401
+    from tfbuild.cli import (
+        analysis_commands,  # noqa: F401
+        build_commands,  # noqa: F401
+        edit_commands,  # noqa: F401
+        example_commands,  # noqa: F401
+        source_commands,  # noqa: F401
+        toolchain_commands,  # noqa: F401
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

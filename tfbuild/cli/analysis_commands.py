@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, List, Optional
+from typing import TYPE_CHECKING
 
 import typer
 from rich.console import Console
@@ -34,13 +34,13 @@ _STRICT_HELP = "Fail (exit 5) when a node has no CPU kernel, instead of only rep
 
 @app.command("analyze")
 def analyze(
-    models: List[Path] = typer.Argument(..., help=_MODELS_HELP, show_default=False),
-    op_library: Optional[List[Path]] = typer.Option(None, "--op-library", help=_OP_LIBRARY_HELP),
+    models: list[Path] = typer.Argument(..., help=_MODELS_HELP, show_default=False),
+    op_library: list[Path] | None = typer.Option(None, "--op-library", help=_OP_LIBRARY_HELP),
     as_json: bool = typer.Option(False, "--json", help="Print a machine-readable JSON document."),
     strict: bool = typer.Option(False, "--strict", help=_STRICT_HELP),
 ) -> None:
     """List the ops and kernel classes the models need, and the nodes no kernel covers."""
-    from tfbuild.model.analysis import analyze_models  # noqa: PLC0415
+    from tfbuild.model.analysis import analyze_models
 
     analysis = analyze_models(models, op_library or ())
     if as_json:
@@ -52,7 +52,7 @@ def analyze(
 
 @app.command("header")
 def header(
-    models: List[Path] = typer.Argument(..., help=_MODELS_HELP, show_default=False),
+    models: list[Path] = typer.Argument(..., help=_MODELS_HELP, show_default=False),
     output: Path = typer.Option(..., "-o", "--output", help="Where to write ops_to_register.h."),
     default_ops: str = typer.Option(
         "NoOp:NoOp,_Recv:RecvOp,_Send:SendOp",
@@ -65,9 +65,9 @@ def header(
         help="'kernel': exact kernel classes (TF's behaviour). 'op': every kernel of each needed "
         "op, for trees whose kernel class names differ from the installed TensorFlow's.",
     ),
-    op_library: Optional[List[Path]] = typer.Option(None, "--op-library", help=_OP_LIBRARY_HELP),
+    op_library: list[Path] | None = typer.Option(None, "--op-library", help=_OP_LIBRARY_HELP),
     strict: bool = typer.Option(False, "--strict", help=_STRICT_HELP),
-    source: Optional[Path] = typer.Option(
+    source: Path | None = typer.Option(
         None,
         "--source",
         help="A TensorFlow source tree: take the kernel class names from it (its kernel index) "
@@ -75,13 +75,13 @@ def header(
     ),
 ) -> None:
     """Write ops_to_register.h for TensorFlow's SELECTIVE_REGISTRATION."""
-    from tfbuild.model.analysis import analyze_models  # noqa: PLC0415
-    from tfbuild.model.header import HeaderOptions, write_header  # noqa: PLC0415
+    from tfbuild.model.analysis import analyze_models
+    from tfbuild.model.header import HeaderOptions, write_header
 
     options = HeaderOptions(default_ops=default_ops, granularity=granularity)
     analysis = analyze_models(models, op_library or ())
     if source is not None:
-        from tfbuild.tree.retarget import retarget_notes, retarget_to_tree  # noqa: PLC0415
+        from tfbuild.tree.retarget import retarget_notes, retarget_to_tree
 
         analysis, retargeted = retarget_to_tree(analysis, source)
         for note in retarget_notes(retargeted):

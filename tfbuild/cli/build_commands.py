@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import List, Optional
 
 import typer
 from rich.console import Console
@@ -21,7 +20,7 @@ _out = Console(highlight=False, soft_wrap=True)
 _plain = Console(highlight=False, markup=False, soft_wrap=True)
 
 
-def _options(cli: dict, config: Optional[Path], *, require_target: bool = True):
+def _options(cli: dict, config: Path | None, *, require_target: bool = True):
     from tfbuild.build.options import resolve_build_options
 
     given = {name: value for name, value in cli.items() if value not in (None, [], ())}
@@ -54,13 +53,13 @@ def targets_command() -> None:
 
 @app.command("workspace")
 def workspace_command(
-    sdk: Optional[Path] = typer.Option(None, "--sdk", help="Android SDK directory."),
-    ndk: Optional[Path] = typer.Option(None, "--ndk", help="Android NDK directory."),
-    api_level: Optional[int] = typer.Option(None, "--api-level", help="SDK platform (default: highest installed)."),
-    build_tools: Optional[str] = typer.Option(None, "--build-tools", help="Build tools (default: highest installed)."),
-    ndk_api_level: Optional[int] = typer.Option(None, "--ndk-api-level", help="NDK API level (default 21)."),
-    source: Optional[Path] = typer.Option(None, "--source", help="TensorFlow tree (default: current directory)."),
-    config: Optional[Path] = _CONFIG,
+    sdk: Path | None = typer.Option(None, "--sdk", help="Android SDK directory."),
+    ndk: Path | None = typer.Option(None, "--ndk", help="Android NDK directory."),
+    api_level: int | None = typer.Option(None, "--api-level", help="SDK platform (default: highest installed)."),
+    build_tools: str | None = typer.Option(None, "--build-tools", help="Build tools (default: highest installed)."),
+    ndk_api_level: int | None = typer.Option(None, "--ndk-api-level", help="NDK API level (default 21)."),
+    source: Path | None = typer.Option(None, "--source", help="TensorFlow tree (default: current directory)."),
+    config: Path | None = _CONFIG,
 ) -> None:
     """Add the Android SDK/NDK repositories to a TensorFlow tree's WORKSPACE (between markers)."""
     from tfbuild.build.workspace import write_android_workspace
@@ -77,13 +76,13 @@ def workspace_command(
 
 @app.command("linkflags")
 def linkflags_command(
-    target: Optional[str] = typer.Option(None, "--target", help="Build target (see 'tfbuild targets')."),
-    artifacts: Optional[Path] = typer.Option(
+    target: str | None = typer.Option(None, "--target", help="Build target (see 'tfbuild targets')."),
+    artifacts: Path | None = typer.Option(
         None, "--artifacts", help="Directory holding the built libraries (default: the build's output directory)."
     ),
-    out: Optional[Path] = typer.Option(None, "--out", help="Where to write the snippets (default: --artifacts)."),
-    source: Optional[Path] = typer.Option(None, "--source", help="TensorFlow tree for header paths."),
-    config: Optional[Path] = _CONFIG,
+    out: Path | None = typer.Option(None, "--out", help="Where to write the snippets (default: --artifacts)."),
+    source: Path | None = typer.Option(None, "--source", help="TensorFlow tree for header paths."),
+    config: Path | None = _CONFIG,
 ) -> None:
     """Print and write the link settings an app needs (Xcode, CMake, ndk-build, Gradle, Make)."""
     from tfbuild.build.linkflags import link_inputs, render_link_snippets, write_link_snippets
@@ -106,31 +105,31 @@ def linkflags_command(
 
 @app.command("build")
 def build_command(
-    target: Optional[str] = typer.Option(None, "--target", help="Build target (see 'tfbuild targets')."),
-    model: List[Path] = typer.Option([], "--model", help="Model file or SavedModel (repeat for several)."),
-    source: Optional[Path] = typer.Option(None, "--source", help="TensorFlow source tree to build."),
-    flavour: Optional[str] = typer.Option(None, "--flavour", help="makefile | bazel | ops-library (default: chosen)."),
-    out: Optional[Path] = typer.Option(None, "--out", help="Output directory (default: tfbuild-out/<target>)."),
-    local: Optional[bool] = typer.Option(None, "--local/--no-local", help="Run on this machine, not in a container."),
-    dry_run: Optional[bool] = typer.Option(None, "--dry-run", help="Print the full plan; build nothing."),
-    op_source: List[Path] = typer.Option([], "--op-source", help="A custom-op .cc file (repeat); no --source needed."),
-    ops_library_name: Optional[str] = typer.Option(None, "--ops-library-name", help="Op library name (lib<name>.so/.a)."),
-    jobs: Optional[int] = typer.Option(None, "--jobs", help="Parallel compile jobs (default: CPU count)."),
-    timeout: Optional[float] = typer.Option(None, "--timeout", help="Seconds the whole build may take."),
-    protobuf_rename: Optional[bool] = typer.Option(
+    target: str | None = typer.Option(None, "--target", help="Build target (see 'tfbuild targets')."),
+    model: list[Path] = typer.Option([], "--model", help="Model file or SavedModel (repeat for several)."),
+    source: Path | None = typer.Option(None, "--source", help="TensorFlow source tree to build."),
+    flavour: str | None = typer.Option(None, "--flavour", help="makefile | bazel | ops-library (default: chosen)."),
+    out: Path | None = typer.Option(None, "--out", help="Output directory (default: tfbuild-out/<target>)."),
+    local: bool | None = typer.Option(None, "--local/--no-local", help="Run on this machine, not in a container."),
+    dry_run: bool | None = typer.Option(None, "--dry-run", help="Print the full plan; build nothing."),
+    op_source: list[Path] = typer.Option([], "--op-source", help="A custom-op .cc file (repeat); no --source needed."),
+    ops_library_name: str | None = typer.Option(None, "--ops-library-name", help="Op library name (lib<name>.so/.a)."),
+    jobs: int | None = typer.Option(None, "--jobs", help="Parallel compile jobs (default: CPU count)."),
+    timeout: float | None = typer.Option(None, "--timeout", help="Seconds the whole build may take."),
+    protobuf_rename: bool | None = typer.Option(
         None, "--protobuf-rename/--no-protobuf-rename", help="Rename protobuf to google::protobuf3 (Makefile)."
     ),
-    extra_cflag: List[str] = typer.Option([], "--extra-cflag", help="Extra compiler flag (repeat)."),
-    default_ops: Optional[str] = typer.Option(None, "--default-ops", help="Header default ops ('' for none, 'all')."),
-    granularity: Optional[str] = typer.Option(None, "--granularity", help="Header granularity: kernel | op."),
-    sdk: Optional[Path] = typer.Option(None, "--sdk", help="Android SDK directory (Bazel Android builds)."),
-    ndk: Optional[Path] = typer.Option(None, "--ndk", help="Android NDK directory (Android builds)."),
-    api_level: Optional[int] = typer.Option(None, "--api-level", help="Android SDK platform level."),
-    build_tools: Optional[str] = typer.Option(None, "--build-tools", help="Android build tools version."),
-    ndk_api_level: Optional[int] = typer.Option(None, "--ndk-api-level", help="Android NDK API level."),
-    base_image: Optional[str] = typer.Option(None, "--base-image", help="Base image of the toolchain images."),
-    cache_prefix: Optional[str] = typer.Option(None, "--cache-prefix", help="Prefix of the cache volume names."),
-    config: Optional[Path] = _CONFIG,
+    extra_cflag: list[str] = typer.Option([], "--extra-cflag", help="Extra compiler flag (repeat)."),
+    default_ops: str | None = typer.Option(None, "--default-ops", help="Header default ops ('' for none, 'all')."),
+    granularity: str | None = typer.Option(None, "--granularity", help="Header granularity: kernel | op."),
+    sdk: Path | None = typer.Option(None, "--sdk", help="Android SDK directory (Bazel Android builds)."),
+    ndk: Path | None = typer.Option(None, "--ndk", help="Android NDK directory (Android builds)."),
+    api_level: int | None = typer.Option(None, "--api-level", help="Android SDK platform level."),
+    build_tools: str | None = typer.Option(None, "--build-tools", help="Android build tools version."),
+    ndk_api_level: int | None = typer.Option(None, "--ndk-api-level", help="Android NDK API level."),
+    base_image: str | None = typer.Option(None, "--base-image", help="Base image of the toolchain images."),
+    cache_prefix: str | None = typer.Option(None, "--cache-prefix", help="Prefix of the cache volume names."),
+    config: Path | None = _CONFIG,
 ) -> None:
     """Build a selective TensorFlow (or op library) for a target, or print the plan (--dry-run)."""
     from tfbuild.build.run import run_build

@@ -9,7 +9,6 @@ printed as plain text, never as Rich markup.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import List, Optional
 
 import typer
 from rich.console import Console
@@ -41,16 +40,16 @@ def _flavour(value: str) -> str:
 @app.command("edit")
 def edit(
     flavour: str = typer.Argument(..., help="makefile (tf_op_files.txt) or bazel (kernels/BUILD filegroups)."),
-    header: Optional[Path] = typer.Option(None, "--header", help=_HEADER_HELP),
-    model: Optional[List[Path]] = typer.Option(None, "--model", help=_MODEL_HELP),
-    op_library: Optional[List[Path]] = typer.Option(None, "--op-library", help=_OP_LIBRARY_HELP),
+    header: Path | None = typer.Option(None, "--header", help=_HEADER_HELP),
+    model: list[Path] | None = typer.Option(None, "--model", help=_MODEL_HELP),
+    op_library: list[Path] | None = typer.Option(None, "--op-library", help=_OP_LIBRARY_HELP),
     source: Path = typer.Option(Path("."), "--source", help=_SOURCE_HELP),
     dry_run: bool = typer.Option(False, "--dry-run", help="Show the diff; change nothing."),
     revert: bool = typer.Option(False, "--revert", help="Undo tfbuild's edits: back to the original branch."),
 ) -> None:
     """Make the tree compile the kernel files a header or models need (one commit on a work branch)."""
-    from tfbuild.tree.edits import EditRequest, run_edit, run_revert  # noqa: PLC0415
-    from tfbuild.tree.work_branch import WORK_BRANCH  # noqa: PLC0415
+    from tfbuild.tree.edits import EditRequest, run_edit, run_revert
+    from tfbuild.tree.work_branch import WORK_BRANCH
 
     out = _out()
     _flavour(flavour)
@@ -94,15 +93,15 @@ def edit(
 @app.command("check")
 def check(
     flavour: str = typer.Option(..., "--flavour", help="makefile or bazel: the build to check."),
-    model: Optional[List[Path]] = typer.Option(None, "--model", help=_MODEL_HELP),
-    header: Optional[Path] = typer.Option(
+    model: list[Path] | None = typer.Option(None, "--model", help=_MODEL_HELP),
+    header: Path | None = typer.Option(
         None, "--header", help=_HEADER_HELP + " Checked to list what the models need."
     ),
-    op_library: Optional[List[Path]] = typer.Option(None, "--op-library", help=_OP_LIBRARY_HELP),
+    op_library: list[Path] | None = typer.Option(None, "--op-library", help=_OP_LIBRARY_HELP),
     source: Path = typer.Option(Path("."), "--source", help=_SOURCE_HELP),
 ) -> None:
     """Preflight: fail (exit 5) if the built binary would lack an op or kernel the model needs."""
-    from tfbuild.tree.preflight import PreflightRequest, require_pass, run_preflight  # noqa: PLC0415
+    from tfbuild.tree.preflight import PreflightRequest, require_pass, run_preflight
 
     report = run_preflight(
         PreflightRequest(
@@ -127,7 +126,7 @@ def protobuf_rename(
     dry_run: bool = typer.Option(False, "--dry-run", help="List what would change; change nothing."),
 ) -> None:
     """Move TensorFlow's protobuf to google::protobuf3 so it links next to an app's own protobuf."""
-    from tfbuild.tree.protobuf_rename import apply_protobuf_rename, plan_protobuf_rename  # noqa: PLC0415
+    from tfbuild.tree.protobuf_rename import apply_protobuf_rename, plan_protobuf_rename
 
     plan = plan_protobuf_rename(source)
     out = _out()

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import List, Optional
 
 import typer
 from rich.console import Console
@@ -29,15 +28,15 @@ def _out() -> Console:
 
 @app.command("source")
 def source(
-    origin: Optional[str] = typer.Argument(None, help="Clone or fetch this URL or path first (else report on --source)."),
-    ref: Optional[str] = typer.Option(None, "--ref", help="Tag, branch or commit to check out (default: the origin's default branch)."),
-    workdir: Optional[Path] = typer.Option(None, "--workdir", help="Where the clone lives (default: ./<name of the origin>); reused if it holds one."),
+    origin: str | None = typer.Argument(None, help="Clone or fetch this URL or path first (else report on --source)."),
+    ref: str | None = typer.Option(None, "--ref", help="Tag, branch or commit to check out (default: the origin's default branch)."),
+    workdir: Path | None = typer.Option(None, "--workdir", help="Where the clone lives (default: ./<name of the origin>); reused if it holds one."),
     allow_dirty: bool = typer.Option(False, "--allow-dirty", help="Check out even if tracked files have uncommitted changes."),
     source_dir: Path = typer.Option(Path("."), "--source", help=_SOURCE_HELP),
     as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
 ) -> None:
     """Check out a TensorFlow tree (with ORIGIN) and report its version, Bazel, flavours and commit."""
-    from tfbuild.tree.checkout import SourceRequest, prepare_source  # noqa: PLC0415
+    from tfbuild.tree.checkout import SourceRequest, prepare_source
 
     info = prepare_source(SourceRequest(origin=origin, ref=ref, workdir=workdir,
                                         allow_dirty=allow_dirty, source=source_dir))
@@ -61,13 +60,13 @@ def source(
 
 @app.command("kernels")
 def kernels(
-    ops: List[str] = typer.Argument(..., help="Op names, e.g. Conv2D MatMul."),
+    ops: list[str] = typer.Argument(..., help="Op names, e.g. Conv2D MatMul."),
     source_dir: Path = typer.Option(Path("."), "--source", help=_SOURCE_HELP),
     as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
 ) -> None:
     """Which .cc files of the tree register each op's CPU kernels, the headers they include, and
     the kernel class strings. Exits non-zero if an op has no CPU kernel in the tree."""
-    from tfbuild.tree.kernel_index import IndexStats, build_kernel_index, describe_ops  # noqa: PLC0415
+    from tfbuild.tree.kernel_index import IndexStats, build_kernel_index, describe_ops
 
     stats = IndexStats()
     index = build_kernel_index(source_dir, stats=stats)

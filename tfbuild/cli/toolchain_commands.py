@@ -43,7 +43,7 @@ def base_command(
     workdir: Path = typer.Option(None, "--workdir", help="Scratch directory for the root file system."),
 ) -> None:
     """Make the Debian base image with debootstrap + docker import (needs root, no registry)."""
-    from tfbuild.toolchain.base_image import BaseImageOptions, make_base_image  # noqa: PLC0415
+    from tfbuild.toolchain.base_image import BaseImageOptions, make_base_image
 
     options = BaseImageOptions(suite=suite, mirror=mirror, tag=tag, force=force, workdir=workdir)
     result = make_base_image(options, log=_log_line)
@@ -59,7 +59,7 @@ def build_command(
     force: bool = typer.Option(False, "--force", help="Build again even if the tag exists."),
 ) -> None:
     """Build (or reuse) a toolchain image; its tag is a digest of the Dockerfile and arguments."""
-    from tfbuild.toolchain.images import build_toolchain  # noqa: PLC0415
+    from tfbuild.toolchain.images import build_toolchain
 
     image = build_toolchain(name, base=base, build_args=parse_build_args(build_arg), force=force, log=_log_line)
     verb = "built" if image.built else "reused"
@@ -73,7 +73,7 @@ def list_command(
     base: str = typer.Option(None, "--base", help="Base image the tags are computed for."),
 ) -> None:
     """Show each toolchain, the tag its default arguments give, and whether that image exists."""
-    from tfbuild.toolchain.images import list_toolchains  # noqa: PLC0415
+    from tfbuild.toolchain.images import list_toolchains
 
     table = Table(title="Toolchain images (built, and the default arguments' tag)")
     for column in ("Toolchain", "Tag", "Built", "Package record"):

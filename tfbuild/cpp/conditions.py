@@ -11,8 +11,8 @@ Evaluation is three-valued: True, False, or None for "depends on the build".
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
 
 from tfbuild.cpp.macros import Token, lex
 

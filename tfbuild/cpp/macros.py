@@ -20,8 +20,8 @@ reported with their raw arguments instead of being expanded.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Callable, Mapping, Sequence
 
 _TOKEN = re.compile(
     r"""
@@ -53,7 +53,7 @@ class Token:
     """One preprocessing token. ``white``: whitespace preceded it; ``hide``: the macros that
     must not expand it again (its hide set)."""
 
-    __slots__ = ("text", "kind", "white", "hide")
+    __slots__ = ("hide", "kind", "text", "white")
 
     def __init__(self, text: str, kind: str, white: bool, hide: frozenset[str] = frozenset()):
         self.text = text
@@ -61,7 +61,7 @@ class Token:
         self.white = white
         self.hide = hide
 
-    def but(self, *, white: bool | None = None, hide: frozenset[str] | None = None) -> "Token":
+    def but(self, *, white: bool | None = None, hide: frozenset[str] | None = None) -> Token:
         return Token(self.text, self.kind, self.white if white is None else white,
                      self.hide if hide is None else hide)
 
@@ -243,7 +243,7 @@ class Expander:
     see :func:`join_arguments`) and they vanish from the output."""
 
     def __init__(self, macros: Mapping[str, Macro], terminals: frozenset[str],
-                 on_terminal: Callable[[Token, list[list[Token]], list[Token], "Expander"], None]):
+                 on_terminal: Callable[[Token, list[list[Token]], list[Token], Expander], None]):
         self.macros = macros
         self.terminals = terminals
         self.on_terminal = on_terminal

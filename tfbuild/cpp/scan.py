@@ -16,11 +16,12 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator
 
 from tfbuild.cpp.conditions import KNOWN_UNDEFINED, ConditionStack, evaluate
+from tfbuild.cpp.kernel_def import parse_builder
 from tfbuild.cpp.macros import (
     Expander,
     Macro,
@@ -33,7 +34,6 @@ from tfbuild.cpp.macros import (
     spell,
     strip_comments,
 )
-from tfbuild.cpp.kernel_def import parse_builder
 
 TERMINALS = frozenset({"REGISTER_KERNEL_BUILDER", "REGISTER_SYSTEM_KERNEL_BUILDER"})
 KERNELS_DIR = "tensorflow/core/kernels"
@@ -105,7 +105,7 @@ class MacroTable:
         self.relevant: set[str] = set(TERMINALS)
         self._mentioned_by: dict[str, frozenset[str]] = {}
 
-    def copy(self) -> "MacroTable":
+    def copy(self) -> MacroTable:
         clone = MacroTable()
         clone.macros = dict(self.macros)
         clone.relevant = set(self.relevant)

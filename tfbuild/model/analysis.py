@@ -21,9 +21,10 @@ from __future__ import annotations
 import os
 import re
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from tfbuild.errors import ConfigError, InputFileError
 from tfbuild.model.formats import LoadedModel, NodeSource, load_model
@@ -171,9 +172,9 @@ class _KernelRegistry:
             raise InputFileError(
                 f"{missing[0]}: op library not found", hint="build the custom-op .so first"
             )
-        import tensorflow as tf  # noqa: PLC0415
-        from tensorflow.python.framework import dtypes, op_def_registry  # noqa: PLC0415
-        from tensorflow.python.util import _pywrap_kernel_registry  # noqa: PLC0415
+        import tensorflow as tf
+        from tensorflow.python.framework import dtypes, op_def_registry
+        from tensorflow.python.util import _pywrap_kernel_registry
 
         for library in op_libraries:
             try:

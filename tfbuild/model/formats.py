@@ -19,10 +19,11 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 from tfbuild.errors import InputFileError
 from tfbuild.fileio import sha256_file
@@ -149,8 +150,8 @@ def _read_nonempty(path: Path) -> bytes:
 
 def _proto_classes() -> dict[str, Any]:
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
-    from tensorflow.core.framework import graph_pb2  # noqa: PLC0415
-    from tensorflow.core.protobuf import meta_graph_pb2, saved_model_pb2  # noqa: PLC0415
+    from tensorflow.core.framework import graph_pb2
+    from tensorflow.core.protobuf import meta_graph_pb2, saved_model_pb2
 
     return {
         "SavedModel": saved_model_pb2.SavedModel,
@@ -236,7 +237,7 @@ def _parse_text(path: Path, text: str) -> tuple[tuple[str, Any] | None, str | No
     """Try the three text formats; the message types share no top-level field names, so at
     most one non-empty interpretation parses. On failure, report the error of the attempt that
     got furthest into the file: that is the format the author meant."""
-    from google.protobuf import text_format  # noqa: PLC0415
+    from google.protobuf import text_format
 
     best_error: tuple[tuple[int, int], str] | None = None
     preferred = _preferred_kind(path)
@@ -277,7 +278,7 @@ def _parse_binary(path: Path, data: bytes) -> tuple[str, Any] | None:
     the input it understood (serialised size after dropping unknown fields); one that holds no
     nodes at all is discarded; among equally clean ones the file name decides.
     """
-    from google.protobuf.message import DecodeError  # noqa: PLC0415
+    from google.protobuf.message import DecodeError
 
     preferred = _preferred_kind(path)
     scored = []
@@ -316,7 +317,7 @@ def _load_saved_model_dir(path: Path) -> LoadedModel:
     message = cls()
     try:
         if proto.suffix == ".pbtxt":
-            from google.protobuf import text_format  # noqa: PLC0415
+            from google.protobuf import text_format
 
             text_format.Parse(data.decode("utf-8"), message)
         else:
@@ -377,7 +378,7 @@ def _load_tflite(path: Path, data: bytes) -> LoadedModel:
     ``Flex<Op>``) carry a flexbuffer vector ``[op name, serialized NodeDef]``, and those NodeDefs
     are the TensorFlow kernels the app's binary must contain."""
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
-    from tensorflow.lite.python import schema_py_generated as schema  # noqa: PLC0415
+    from tensorflow.lite.python import schema_py_generated as schema
 
     flex: list[NodeSource] = []
     custom: set[str] = set()
@@ -415,8 +416,8 @@ def _load_tflite(path: Path, data: bytes) -> LoadedModel:
 
 
 def _flex_node_def(path: Path, data: bytes, operator: Any, code: str, where: str) -> Any:
-    from flatbuffers import flexbuffers  # noqa: PLC0415
-    from tensorflow.core.framework import node_def_pb2  # noqa: PLC0415
+    from flatbuffers import flexbuffers
+    from tensorflow.core.framework import node_def_pb2
 
     if operator.CustomOptionsLength():
         options = operator.CustomOptionsAsNumpy().tobytes()

@@ -20,9 +20,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tfbuild import __version__
-from tfbuild.model.analysis import Analysis, is_valid_kernel_class, is_valid_op_name, pair_sort_key
 from tfbuild.errors import ConfigError, InputFileError
 from tfbuild.fileio import atomic_write_text
+from tfbuild.model.analysis import Analysis, is_valid_kernel_class, is_valid_op_name, pair_sort_key
 from tfbuild.templating import render
 
 DEFAULT_OPS = "NoOp:NoOp,_Recv:RecvOp,_Send:SendOp"

@@ -13,12 +13,12 @@ import shutil
 import subprocess
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
-from tfbuild.toolchain.engine import docker_client, image_exists
 from tfbuild.errors import ToolchainError
+from tfbuild.toolchain.engine import docker_client, image_exists
 
 BASE_REPOSITORY = "tfbuild-base"
 DEFAULT_SUITE = "bookworm"

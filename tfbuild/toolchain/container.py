@@ -20,18 +20,18 @@ import tempfile
 import threading
 import time
 import uuid
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from types import TracebackType
-from typing import Callable, Mapping, Sequence
 
-import docker
 import docker.errors
 from docker.types import Mount as DockerMount
 
+import docker
+from tfbuild.errors import BuildError, ToolchainError
 from tfbuild.toolchain.engine import docker_client
 from tfbuild.toolchain.image_spec import Mount
-from tfbuild.errors import BuildError, ToolchainError
 
 CONTAINER_PREFIX = "tfbuild"
 LABEL_ROLE = "org.tfbuild.role"
@@ -84,7 +84,7 @@ class BuildContainer:
         self._lock = threading.Lock()
 
     # -- lifetime -------------------------------------------------------------------------
-    def __enter__(self) -> "BuildContainer":
+    def __enter__(self) -> BuildContainer:
         client = self._client or docker_client()
         self._client = client
         try:

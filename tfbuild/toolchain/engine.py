@@ -7,9 +7,9 @@ rather than a ``requests`` traceback from deep inside the docker SDK.
 
 from __future__ import annotations
 
-import docker
 import docker.errors
 
+import docker
 from tfbuild.errors import ToolchainError
 
 DAEMON_HINT = "start dockerd (e.g. 'sudo dockerd &' or 'sudo service docker start'), or build with --local"

@@ -11,14 +11,14 @@ still pins the binary.
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Callable, Mapping
 
-from tfbuild.toolchain.image_spec import ImageSpec
+from tfbuild.cache import cache_dir
 from tfbuild.errors import ToolchainError
+from tfbuild.toolchain.image_spec import ImageSpec
 
 BAZEL_NPM_PACKAGE = "@bazel/bazel-linux_x64"
 DEFAULT_BAZEL_VERSION = "0.26.1"
@@ -26,9 +26,7 @@ DEFAULT_BAZEL_VERSION = "0.26.1"
 
 def bazel_npm_prefix() -> Path:
     """Where scripts/install-bazel.sh runs ``npm install --prefix`` (one Bazel release)."""
-    explicit = os.environ.get("TFBUILD_CACHE_DIR")
-    cache = Path(explicit) if explicit else Path.home() / ".cache" / "tfbuild"
-    return cache / "bazel"
+    return cache_dir() / "bazel"
 
 
 def _binary_in(prefix: Path, version: str) -> Path:

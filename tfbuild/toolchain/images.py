@@ -19,21 +19,21 @@ import shutil
 import tarfile
 import tempfile
 import time
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Mapping
 
-import docker
 import docker.errors
 
-from tfbuild.toolchain.base_image import default_base_tag
-from tfbuild.toolchain.image_spec import ImageSpec
-from tfbuild.toolchain.engine import docker_client, image_exists
+import docker
+from tfbuild.cache import cache_dir
 from tfbuild.errors import ToolchainError
 from tfbuild.fileio import atomic_write_bytes
-from tfbuild.toolchain.image_context import context_files
-from tfbuild.toolchain.image_spec import image_spec
 from tfbuild.resources import docker_dir
+from tfbuild.toolchain.base_image import default_base_tag
+from tfbuild.toolchain.engine import docker_client, image_exists
+from tfbuild.toolchain.image_context import context_files
+from tfbuild.toolchain.image_spec import ImageSpec, image_spec
 
 PACKAGES_RECORD = "/etc/tfbuild/packages.txt"
 DOCKERFILE_SUFFIX = ".Dockerfile"
@@ -61,12 +61,6 @@ class ToolchainStatus:
     tag: str
     present: bool
     packages_path: Path | None
-
-
-def cache_dir() -> Path:
-    """tfbuild's cache directory (``$TFBUILD_CACHE_DIR``, else ``~/.cache/tfbuild``)."""
-    explicit = os.environ.get("TFBUILD_CACHE_DIR")
-    return Path(explicit) if explicit else Path.home() / ".cache" / "tfbuild"
 
 
 def packages_record_path(tag: str) -> Path:

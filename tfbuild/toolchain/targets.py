@@ -16,12 +16,11 @@ from __future__ import annotations
 import dataclasses
 import functools
 import string as string_module
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
-from tfbuild.errors import ConfigError
-from tfbuild.resources import toolchains_dir
 from tfbuild.config import (
     boolean,
     check_keys,
@@ -34,6 +33,8 @@ from tfbuild.config import (
     strings,
     table,
 )
+from tfbuild.errors import ConfigError
+from tfbuild.resources import toolchains_dir
 
 FLAVOURS = ("makefile", "bazel", "ops-library")
 PLATFORMS = ("linux", "android", "ios")

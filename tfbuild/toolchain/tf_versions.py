@@ -8,13 +8,13 @@ in data a reviewer can check against TensorFlow's own configure.py, not in code.
 from __future__ import annotations
 
 import functools
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping
 
+from tfbuild.config import check_keys, integer, integers, load_toml, require_keys, string, string_table, table
 from tfbuild.errors import ConfigError, SourceTreeError
 from tfbuild.resources import toolchains_dir
-from tfbuild.config import check_keys, integer, integers, load_toml, require_keys, string, string_table, table
 from tfbuild.tree.facts import TensorFlowVersion
 
 VERSIONS_FILE = Path("tensorflow") / "versions.toml"
@@ -51,7 +51,7 @@ class VersionTable:
         return applicable[-1]
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def version_table(path: Path | None = None) -> VersionTable:
     path = path or toolchains_dir() / VERSIONS_FILE
     data = load_toml(path)

@@ -51,7 +51,7 @@ def checkout_source(origin: str, ref: str | None, workdir: Path, *, allow_dirty:
     """Clone ``origin`` (a URL or a local path) into ``workdir``, or fetch into the clone already
     there, and check out ``ref`` (tag, branch or commit; None: the origin's default branch),
     detached. Returns ``workdir``."""
-    import git  # noqa: PLC0415 - GitPython loads slowly; only the source step needs it
+    import git
 
     for value, what in ((origin, "ORIGIN"), (ref or "", "--ref")):
         if value.startswith("-"):
@@ -80,7 +80,7 @@ def _normalize_origin(origin: str) -> str:
 
 
 def _existing_clone(workdir: Path, url: str):
-    import git  # noqa: PLC0415
+    import git
 
     try:
         repo = git.Repo(workdir)
@@ -102,7 +102,7 @@ def _existing_clone(workdir: Path, url: str):
 
 def _resolve(repo, ref: str | None, origin: str) -> str:
     """The commit ``ref`` names: a tag first, then a branch of the origin, then any revision."""
-    import git  # noqa: PLC0415
+    import git
 
     candidates = ["refs/remotes/origin/HEAD", "HEAD"] if ref is None else \
         [f"refs/tags/{ref}", f"refs/remotes/origin/{ref}", ref]
@@ -116,7 +116,7 @@ def _resolve(repo, ref: str | None, origin: str) -> str:
 
 
 def _git(action: str, run):
-    import git  # noqa: PLC0415
+    import git
 
     try:
         return run()

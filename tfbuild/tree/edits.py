@@ -20,6 +20,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from tfbuild.errors import ConfigError, SourceTreeError
+from tfbuild.fileio import unified_diff
+from tfbuild.tree.build_files.filegroups import read_filegroups
 from tfbuild.tree.build_files.kernels_build import (
     FAMILIES,
     KERNELS_BUILD,
@@ -29,10 +32,7 @@ from tfbuild.tree.build_files.kernels_build import (
     entry_for_path,
     mobile_sources,
 )
-from tfbuild.tree.build_files.filegroups import read_filegroups
 from tfbuild.tree.build_files.op_files_list import OP_FILES_LIST, add_op_files, listed_paths
-from tfbuild.fileio import unified_diff
-from tfbuild.errors import ConfigError, SourceTreeError
 from tfbuild.tree.needs import NeededSources, Needs, needs_from_header, needs_from_models, resolve_needs
 from tfbuild.tree.work_branch import CommitResult, RevertResult, commit_files, revert
 
@@ -112,7 +112,7 @@ def load_needs(
 
 
 def kernel_index_for(source: Path, cache_dir: Path | None = None) -> KernelIndex:
-    from tfbuild.tree.kernel_index import build_kernel_index  # noqa: PLC0415
+    from tfbuild.tree.kernel_index import build_kernel_index
 
     source = Path(source)
     if not source.is_dir():

@@ -89,14 +89,14 @@ def read_version(root: Path) -> TensorFlowVersion:
 def git_commit(root: Path) -> str | None:
     """The checked-out commit, or None outside git (a tarball of the sources)."""
     # source_tree reads version.h through this module, so it is imported here, not at the top.
-    from tfbuild.tree.source_tree import git_state  # noqa: PLC0415
+    from tfbuild.tree.source_tree import git_state
 
     return git_state(root)[0]
 
 
 def _wanted_bazel(root: Path) -> str | None:
     # source_tree reads version.h through this module, so it is imported here, not at the top.
-    from tfbuild.tree.source_tree import wanted_bazel_version  # noqa: PLC0415
+    from tfbuild.tree.source_tree import wanted_bazel_version
 
     return wanted_bazel_version(root)
 

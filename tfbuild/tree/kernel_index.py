@@ -18,13 +18,11 @@ import hashlib
 import json
 import logging
 import os
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Mapping
 
 from tfbuild import __version__
-from tfbuild.errors import SourceTreeError
-from tfbuild.fileio import atomic_write_text
 from tfbuild.cpp.scan import (
     FALLBACK_MACROS,
     KERNELS_DIR,
@@ -34,6 +32,9 @@ from tfbuild.cpp.scan import (
     follows_include,
     is_kernel_source,
 )
+from tfbuild.cache import cache_dir
+from tfbuild.errors import SourceTreeError
+from tfbuild.fileio import atomic_write_text
 
 log = logging.getLogger(__name__)
 
@@ -115,8 +116,7 @@ class IndexStats:
 
 
 def default_cache_dir() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "tfbuild" / "kernel-index"
+    return cache_dir() / "kernel-index"
 
 
 def build_kernel_index(tree: Path, *, cache_dir: Path | None = None,
@@ -150,7 +150,7 @@ def build_kernel_index(tree: Path, *, cache_dir: Path | None = None,
     return index
 
 
-def describe_ops(index: KernelIndex, ops: Iterable[str]) -> tuple["OpKernels", ...]:
+def describe_ops(index: KernelIndex, ops: Iterable[str]) -> tuple[OpKernels, ...]:
     """What the ``tfbuild kernels`` report says about each op."""
     described = []
     for op in ops:
@@ -205,7 +205,7 @@ def _scan_tree(root: Path, commit: str | None, stats: IndexStats) -> KernelIndex
     for relative in _kernel_sources(root):
         try:
             scan = reader.scan(relative)
-        except Exception as error:  # noqa: BLE001 - an unreadable file must not stop the index
+        except Exception as error:
             stats.notes.append(f"{relative}: skipped ({type(error).__name__}: {error})")
             continue
         stats.files_scanned += 1
@@ -219,7 +219,7 @@ def _scan_tree(root: Path, commit: str | None, stats: IndexStats) -> KernelIndex
             continue
         try:
             includes[header] = reader.header(header)[1]
-        except Exception as error:  # noqa: BLE001 - as for sources: note it, keep going
+        except Exception as error:
             stats.notes.append(f"{header}: skipped ({type(error).__name__}: {error})")
             includes[header] = ()
         todo.extend(includes[header])
@@ -235,7 +235,7 @@ def _scan_tree(root: Path, commit: str | None, stats: IndexStats) -> KernelIndex
 
 def _cache_key(root: Path) -> tuple[str | None, str | None]:
     """(commit, cache key); the key is None when the tree is not a git checkout."""
-    import git  # noqa: PLC0415 - GitPython is only needed here
+    import git
 
     try:
         repo = git.Repo(root)

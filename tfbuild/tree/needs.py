@@ -19,9 +19,10 @@ lists hold them) start here, so they can never disagree about what "needed" mean
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable, Sequence
+from typing import TYPE_CHECKING
 
 from tfbuild.errors import InputFileError
 
@@ -99,7 +100,7 @@ def needs_from_header(path: Path, index: KernelIndex) -> Needs:
 
     A header that registers everything has no needs tfbuild can act on and is refused.
     """
-    from tfbuild.model.header import parse_header  # noqa: PLC0415
+    from tfbuild.model.header import parse_header
 
     contents = parse_header(Path(path))
     if contents.registers_everything:
@@ -128,20 +129,20 @@ def needs_from_header(path: Path, index: KernelIndex) -> Needs:
 def needs_from_models(models: Sequence[Path], op_libraries: Sequence[Path] = ()) -> Needs:
     """The needs of ``models``. JSON ops lists carry their kernel classes and are read without
     TensorFlow; any other model (or a custom op library) goes through the analysis step."""
-    from tfbuild.model.formats import ModelFormat, load_model  # noqa: PLC0415
+    from tfbuild.model.formats import ModelFormat, load_model
 
     origin = ", ".join(str(m) for m in models)
     loaded = [load_model(Path(m)) for m in models]
     if loaded and not op_libraries and all(m.format == ModelFormat.OPS_LIST for m in loaded):
         return Needs(origin=origin, ops=_needs_from_ops_lists(loaded))
-    from tfbuild.model.analysis import analyze_models  # noqa: PLC0415
+    from tfbuild.model.analysis import analyze_models
 
     analysis = analyze_models([Path(m) for m in models], op_libraries)
     return Needs(origin=origin, ops=tuple(KernelNeed(r.op, tuple(r.kernel_classes)) for r in analysis.ops))
 
 
 def _needs_from_ops_lists(loaded) -> tuple[KernelNeed, ...]:
-    from tfbuild.model.analysis import is_valid_kernel_class, is_valid_op_name  # noqa: PLC0415
+    from tfbuild.model.analysis import is_valid_kernel_class, is_valid_op_name
 
     classes: dict[str, set[str]] = {}
     for model in loaded:

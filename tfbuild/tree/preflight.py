@@ -22,6 +22,7 @@ from pathlib import Path
 
 from tfbuild.errors import ConfigError, PreflightError, SourceTreeError
 from tfbuild.model.header import parse_header
+from tfbuild.tree.edits import check_flavour, compiled_files, kernel_index_for
 from tfbuild.tree.needs import (
     is_cpu,
     needs_from_header,
@@ -30,7 +31,6 @@ from tfbuild.tree.needs import (
     resolve_needs,
     squash,
 )
-from tfbuild.tree.edits import check_flavour, compiled_files, kernel_index_for
 
 OPS_WITHOUT_KERNEL = frozenset({"AccumulateNV2"})
 """Ops TF's runtime rewrites away, which need no kernel (as in TF's header tool)."""
@@ -219,7 +219,7 @@ def _header_gaps(header, resolutions, index, request: PreflightRequest) -> list[
 
 def _foreign_class_notes(header, index) -> list[str]:
     """Header classes the tree never registers: the sign of a header from another TF version."""
-    from tfbuild.tree.retarget import unregistered_classes  # noqa: PLC0415
+    from tfbuild.tree.retarget import unregistered_classes
 
     if header.registers_everything or header.op_granularity:
         return []
@@ -247,7 +247,7 @@ def _guard_notes(resolutions, index) -> list[str]:
 
 
 def _tf_version(root: Path) -> str:
-    from tfbuild.tree.facts import read_version  # noqa: PLC0415
+    from tfbuild.tree.facts import read_version
 
     try:
         return str(read_version(root))

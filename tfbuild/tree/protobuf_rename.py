@@ -180,7 +180,7 @@ def apply_protobuf_rename(plan: RenamePlan) -> RenamePlan:
             )
     tracked = _tracked(root, [rewrite.path for rewrite in plan.rewrites])
     if tracked:
-        from tfbuild.tree.work_branch import check_can_commit  # noqa: PLC0415
+        from tfbuild.tree.work_branch import check_can_commit
 
         check_can_commit(root)  # before anything changes, so a refusal leaves the tree as it was
     if plan.move:
@@ -192,7 +192,7 @@ def apply_protobuf_rename(plan: RenamePlan) -> RenamePlan:
         source_path, target_path = root / source, root / target
         atomic_write_bytes(target_path, source_path.read_bytes(), mode=source_path.stat().st_mode & 0o7777)
     if tracked:
-        from tfbuild.tree.work_branch import commit_files  # noqa: PLC0415
+        from tfbuild.tree.work_branch import commit_files
 
         commit_files(
             root,
@@ -212,7 +212,7 @@ def _tracked(root: Path, paths: list[str]) -> frozenset[str]:
     """Which of ``paths`` git tracks in ``root`` (none when it is not a git checkout)."""
     if not paths or not (root / ".git").exists():
         return frozenset()
-    import git  # noqa: PLC0415
+    import git
 
     listed = git.Repo(root).git.ls_files("-z", "--", *paths)
     return frozenset(entry for entry in listed.split("\0") if entry)

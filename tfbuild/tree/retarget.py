@@ -13,9 +13,10 @@ op's classes are kept: a larger binary is better than a missing kernel on the de
 
 from __future__ import annotations
 
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Collection, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from tfbuild.tree.kernel_index import KernelIndex, KernelRegistration
 
@@ -143,16 +144,16 @@ def unregistered_classes(kernel_classes: Iterable[str], index: KernelIndex) -> t
     return tuple(out)
 
 
-def retarget_analysis(analysis: "Analysis", index: KernelIndex, *, tree_name: str) -> tuple["Analysis", RetargetResult]:
+def retarget_analysis(analysis: Analysis, index: KernelIndex, *, tree_name: str) -> tuple[Analysis, RetargetResult]:
     """``analysis`` with every op's kernel classes replaced by the tree's own (see
     :func:`retarget_ops_and_kernels`), so a header rendered from it selects the kernels the tree
     actually registers. Ops the tree has no CPU kernel for become problems: they would fail on
     the device, and the user hears it now. ``tree_name`` (a path or commit) is recorded as the
     source of the class names in the header's comment block.
     """
-    from dataclasses import replace  # noqa: PLC0415
+    from dataclasses import replace
 
-    from tfbuild.model.analysis import Problem  # noqa: PLC0415
+    from tfbuild.model.analysis import Problem
 
     result = retarget_ops_and_kernels(
         analysis.ops_and_kernels(), {r.op: r.dtypes for r in analysis.ops}, index
@@ -183,9 +184,9 @@ def retarget_analysis(analysis: "Analysis", index: KernelIndex, *, tree_name: st
     return retargeted, result
 
 
-def retarget_to_tree(analysis: "Analysis", source: Path, *, cache_dir: Path | None = None) -> tuple["Analysis", RetargetResult]:
+def retarget_to_tree(analysis: Analysis, source: Path, *, cache_dir: Path | None = None) -> tuple[Analysis, RetargetResult]:
     """:func:`retarget_analysis` against the tree at ``source`` (its kernel index, cached)."""
-    from tfbuild.tree.kernel_index import build_kernel_index  # noqa: PLC0415
+    from tfbuild.tree.kernel_index import build_kernel_index
 
     index = build_kernel_index(source, cache_dir=cache_dir)
     name = index.tree_commit[:12] if index.tree_commit else str(source)

@@ -133,7 +133,7 @@ def _filegroup_family(root: Path) -> str | None:
 
 def git_state(root: Path) -> tuple[str | None, bool]:
     """(commit, tracked files changed); (None, False) outside git, e.g. a source tarball."""
-    import git  # noqa: PLC0415 - GitPython loads slowly; only the source step needs it
+    import git
 
     try:
         repo = git.Repo(root)

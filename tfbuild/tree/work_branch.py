@@ -18,9 +18,9 @@ never mix its commit with the user's work or throw that work away.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping
 
 from tfbuild.errors import SourceTreeError
 from tfbuild.fileio import atomic_write_bytes
@@ -67,7 +67,7 @@ class RevertResult:
 
 
 def _repo(root: Path):
-    import git  # noqa: PLC0415  (GitPython; imported where needed to keep the CLI start fast)
+    import git
 
     try:
         repo = git.Repo(root)

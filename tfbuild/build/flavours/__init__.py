@@ -11,13 +11,13 @@ lets the Android and iOS plans be tested on a machine with neither an NDK nor Xc
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import Mapping
 
+from tfbuild.build.options import BuildOptions
 from tfbuild.build.plan import BuildPlan, GeneratedFile, ImageSpec, Mount
 from tfbuild.errors import ConfigError, SourceTreeError
-from tfbuild.build.options import BuildOptions
 from tfbuild.toolchain.targets import TargetProfile, get_target
 from tfbuild.tree.facts import TreeFacts
 

@@ -16,8 +16,6 @@ from __future__ import annotations
 
 from pathlib import Path, PurePosixPath
 
-from tfbuild.build.plan import Artifact, BuildPlan, GeneratedFile, Step
-from tfbuild.errors import ConfigError
 from tfbuild.build.flavours import (
     BuildLayout,
     PlanRequest,
@@ -27,9 +25,11 @@ from tfbuild.build.flavours import (
     toolchain_image,
     tree_header_file,
 )
+from tfbuild.build.plan import Artifact, BuildPlan, GeneratedFile, Step
+from tfbuild.build.workspace import apply_block, render_android_block, resolve_android_repositories
+from tfbuild.errors import ConfigError
 from tfbuild.toolchain.targets import BazelProfile, BazelTarget
 from tfbuild.toolchain.tf_versions import version_table
-from tfbuild.build.workspace import apply_block, render_android_block, resolve_android_repositories
 
 ANDROID_INFERENCE = "android_inference"
 SELECTIVE_COPTS = ("--copt=-DSELECTIVE_REGISTRATION", "--copt=-DSUPPORT_SELECTIVE_REGISTRATION")

@@ -19,8 +19,6 @@ from __future__ import annotations
 import dataclasses
 from pathlib import PurePosixPath
 
-from tfbuild.build.plan import Artifact, BuildPlan, Step
-from tfbuild.errors import ConfigError
 from tfbuild.build.flavours import (
     BuildLayout,
     PlanRequest,
@@ -30,10 +28,12 @@ from tfbuild.build.flavours import (
     toolchain_image,
     tree_header_file,
 )
-from tfbuild.toolchain.targets import MakefileProfile, fill
-from tfbuild.templating import render
-from tfbuild.tree.facts import MAKEFILE_DIR
+from tfbuild.build.plan import Artifact, BuildPlan, Step
 from tfbuild.build.workspace import inspect_ndk
+from tfbuild.errors import ConfigError
+from tfbuild.templating import render
+from tfbuild.toolchain.targets import MakefileProfile, fill
+from tfbuild.tree.facts import MAKEFILE_DIR
 
 MAKEFILE = f"{MAKEFILE_DIR}/Makefile"
 DOWNLOADS = f"{MAKEFILE_DIR}/downloads"

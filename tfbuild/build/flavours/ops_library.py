@@ -12,10 +12,18 @@ from __future__ import annotations
 
 from pathlib import Path, PurePosixPath
 
+from tfbuild.build.flavours import (
+    BuildLayout,
+    InstalledTensorFlow,
+    PlanRequest,
+    container_layout,
+    header_file,
+    local_layout,
+    toolchain_image,
+)
+from tfbuild.build.op_library import OpsLibrarySpec, plan_ops_library
 from tfbuild.build.plan import Artifact, BuildPlan
 from tfbuild.errors import ToolchainError
-from tfbuild.build.flavours import BuildLayout, InstalledTensorFlow, PlanRequest, container_layout, header_file, local_layout, toolchain_image
-from tfbuild.build.op_library import OpsLibrarySpec, plan_ops_library
 from tfbuild.toolchain.targets import OpsLibraryProfile, fill
 
 
@@ -94,7 +102,7 @@ def installed_tensorflow() -> InstalledTensorFlow:
     from tfbuild.build.op_library import installed_tensorflow_flags
 
     flags = installed_tensorflow_flags()
-    import tensorflow as tf  # noqa: PLC0415 - already imported by installed_tensorflow_flags
+    import tensorflow as tf
 
     package_dir = Path(tf.sysconfig.get_lib())
     return InstalledTensorFlow(

@@ -22,12 +22,12 @@ from __future__ import annotations
 
 import fnmatch
 import posixpath
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Callable, Iterable, Mapping
 
+from tfbuild.errors import SourceTreeError
 from tfbuild.tree.build_files.filegroups import Filegroup, parse_build, read_filegroups
 from tfbuild.tree.build_files.starlark_lists import apply_insertions, find_lists, insertions
-from tfbuild.errors import SourceTreeError
 
 KERNELS_PACKAGE = "tensorflow/core/kernels"
 KERNELS_BUILD = f"{KERNELS_PACKAGE}/BUILD"

@@ -15,8 +15,8 @@ ends with a newline are kept, so the diff shows only the added lines.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 from tfbuild.errors import SourceTreeError
 

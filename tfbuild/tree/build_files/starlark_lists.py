@@ -17,8 +17,8 @@ import bisect
 import io
 import re
 import tokenize
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 from tfbuild.errors import SourceTreeError
 from tfbuild.templating import render
