@@ -107,7 +107,7 @@ def test_golden_tf2_plan(world, target, flavour, tree):
 @pytest.mark.tensorflow
 @pytest.mark.parametrize("target, flavour", OPS_CASES, ids=[f"{t}-{f}" for t, f in OPS_CASES])
 def test_golden_ops_library_plan(world, target, flavour):
-    from tfbuild.build.flavours.ops_library import installed_tensorflow
+    from tfbuild.build.op_library import installed_tensorflow
 
     tensorflow = installed_tensorflow()
     sources = tuple(str(path) for path in sorted((examples_dir() / "custom_ops").glob("*.cc")))

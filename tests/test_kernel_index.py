@@ -3,7 +3,7 @@
 Class strings are what TensorFlow's ``#__VA_ARGS__`` makes of the class argument; the marked
 tests compile the tree with its stand-in framework (whose REGISTER_KERNEL_BUILDER stringifies
 exactly as TensorFlow's does) and compare the registry the binary lists with the index. The
-fast tests pin the forms the issue names, including facts measured on a real TF 1.12 build
+fast tests pin the registration forms real trees use, including facts measured on a real TF 1.12 build
 (``MatMulOp<CPUDevice, float, false >``).
 """
 

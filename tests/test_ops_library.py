@@ -16,9 +16,9 @@ from tfbuild.build.op_library import (
     OpsLibrarySpec,
     build_ops_library,
     first_error_line,
-    installed_tensorflow_flags,
     plan_ops_library,
 )
+from tfbuild.build.op_library import installed_tensorflow as installed_tensorflow_flags
 from tfbuild.errors import BuildError, ConfigError, InputFileError, ToolchainError
 
 DATA = Path(__file__).resolve().parent / "data" / "ops_library"

@@ -1,4 +1,4 @@
-"""Issue 2's proof: a selective build of an op library keeps exactly what the model needs.
+"""The proof that selection works: a selective build of an op library keeps exactly what the model needs.
 
 ``tfbuild example`` compiles the example op library twice with g++ against the installed
 wheel's headers: plainly, and with ``-DSELECTIVE_REGISTRATION`` and the header generated for

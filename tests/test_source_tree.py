@@ -13,7 +13,7 @@ import treegen
 from tfbuild.cli import main
 from tfbuild.errors import ConfigError, SourceTreeError
 from tfbuild.tree.checkout import checkout_source, clone_name
-from tfbuild.tree.source_tree import inspect_source_tree
+from tfbuild.tree.facts import inspect_source_tree
 
 
 def _git(root: Path, *args: str) -> str:

@@ -110,7 +110,7 @@ def _registered(tree: Path, header_text: str, binary: Path) -> set[tuple[str, st
 
 @pytest.mark.compiler
 def test_retargeted_header_keeps_matmul_in_a_tf1_build(tree, index, tmp_path):
-    """The issue's measurement, reproduced: a header with TF 2.21's class names drops MatMul
+    """The TF 1.12 measurement, reproduced: a header with TF 2.21's class names drops MatMul
     from the TF 1.12-shaped build; the retargeted header keeps exactly the float kernels."""
     installed = _registered(tree, _header(INSTALLED_PAIRS), tmp_path / "installed")
     assert not any(op == "MatMul" for op, _ in installed)

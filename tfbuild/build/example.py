@@ -24,6 +24,8 @@ from tfbuild.errors import ConfigError, InputFileError
 from tfbuild.resources import examples_dir
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from tfbuild.model.analysis import OpRequirement
 
 DEFAULT_OUT_DIR = Path("tfbuild-out") / "example"
@@ -92,9 +94,10 @@ class ExampleResult:
         return 1.0 - self.selective.size_bytes / self.plain.size_bytes
 
 
-def run_example(options: ExampleOptions = ExampleOptions()) -> ExampleResult:
+def run_example(options: ExampleOptions = ExampleOptions(), *, console: Console | None = None) -> ExampleResult:
     """Build the example library plainly, analyse the example model with it, write the header,
-    build the library selectively, and return the op table and both libraries."""
+    build the library selectively, and return the op table and both libraries. Both builds run
+    through the executor, showing their progress on ``console`` when given."""
     paths = ExamplePaths.under(options.out_dir)
     if paths.out_dir.exists() and not paths.out_dir.is_dir():
         raise ConfigError(
@@ -106,7 +109,7 @@ def run_example(options: ExampleOptions = ExampleOptions()) -> ExampleResult:
     from tfbuild.model.header import HeaderOptions, write_header
 
     plain_spec = OpsLibrarySpec.for_installed_tensorflow(sources, paths.plain_library)
-    plain = build_ops_library(plan_ops_library(plain_spec), jobs=options.jobs)
+    plain = build_ops_library(plan_ops_library(plain_spec), jobs=options.jobs, console=console)
     analysis = analyze_models([example_model()], op_libraries=[plain.path])
     if analysis.problems:
         # A kernel the analysis could not find would be missing from the selective library.
@@ -119,5 +122,5 @@ def run_example(options: ExampleOptions = ExampleOptions()) -> ExampleResult:
     selective_spec = OpsLibrarySpec.for_installed_tensorflow(
         sources, paths.selective_library, selective_header=paths.header
     )
-    selective = build_ops_library(plan_ops_library(selective_spec), jobs=options.jobs)
+    selective = build_ops_library(plan_ops_library(selective_spec), jobs=options.jobs, console=console)
     return ExampleResult(example_model(), paths, analysis.ops, plain, selective)

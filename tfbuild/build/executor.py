@@ -4,13 +4,16 @@ The plan already says everything (image, mounts, commands, generated files, arti
 module writes the generated files, makes sure the toolchain image exists, runs every step in
 ONE container (so state such as a configured tree or a warm Bazel server carries from step to
 step) or, for ``--local`` plans (``plan.image is None``), as plain processes on this machine,
-and copies the artifacts out. Every output line goes to a log file beside the artifacts; the
-terminal shows only "step i/n" and the latest line. A failing step becomes a
-:class:`StepFailed` naming the step, its exit code, the log, and the last lines it printed.
+and copies the artifacts out. Steps run in order; neighbouring steps marked ``parallel`` (one
+compile per source) run together, up to ``jobs`` at once. Every output line goes to a log file
+beside the artifacts (and to the step's own log, if it has one); the terminal shows only
+"step i/n" and the latest line. A failing step becomes a :class:`StepFailed` naming the step,
+its exit code, the log, and the last lines it printed.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
@@ -19,20 +22,24 @@ import subprocess
 import tempfile
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import Protocol, TextIO
+from typing import TYPE_CHECKING, Protocol, TextIO
 
 from rich.console import Console
-from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.progress import Progress, SpinnerColumn, TaskID, TextColumn, TimeElapsedColumn
 
-from tfbuild.build.plan import Artifact, BuildPlan, Step
-from tfbuild.errors import BuildError, ToolchainError
+from tfbuild.build.plan import Artifact, BuildPlan, ImageSpec, Step
+from tfbuild.errors import BuildError, CommandTimeout, ToolchainError
 from tfbuild.fileio import atomic_write_text
-from tfbuild.toolchain.container import BuildContainer, CommandTimeout, ContainerConfig
-from tfbuild.toolchain.images import ensure_image
+from tfbuild.kill_timer import KillTimer
+
+if TYPE_CHECKING:
+    from tfbuild.toolchain.container import BuildContainer
 
 TAIL_LINES = 20
 LineFn = Callable[[str], None]
@@ -50,7 +57,9 @@ class ExecutionResult:
 class StepFailed(BuildError):
     """A build step exited non-zero. Keeps the details for callers that show more than one line."""
 
-    def __init__(self, step: Step, index: int, total: int, exit_code: int, log_path: Path, tail: tuple[str, ...]):
+    def __init__(
+        self, step: Step, index: int, total: int, exit_code: int, log_path: Path, tail: tuple[str, ...]
+    ) -> None:
         last = next((line for line in reversed(tail) if line.strip()), "no output")
         super().__init__(
             f"build step {index}/{total} '{step.name}' failed with exit code {exit_code}: {last.strip()[:300]}",
@@ -62,63 +71,52 @@ class StepFailed(BuildError):
         self.tail = tail
 
 
-def execute_plan(plan: BuildPlan, *, console: Console | None = None, timeout: float | None = None) -> ExecutionResult:
+def execute_plan(
+    plan: BuildPlan, *, console: Console | None = None, timeout: float | None = None, jobs: int | None = None
+) -> ExecutionResult:
     """Run ``plan`` and return its artifacts (copied into ``plan.output_dir``).
 
     ``console``: where to show progress (none when not given); ``timeout``: seconds for the
-    whole build, after which the running step is killed and :class:`CommandTimeout` raised.
+    whole build, after which the running step is killed and :class:`CommandTimeout` raised;
+    ``jobs``: how many parallel steps run at once (default: one per core).
     """
     plan.output_dir.mkdir(parents=True, exist_ok=True)
     for generated in plan.generated_files:
         atomic_write_text(generated.path, generated.content)
     log_path = plan.output_dir / f"{_safe_name(plan.target)}.build.log"
-    deadline = _Deadline(timeout)
     with ExitStack() as stack:
         log = stack.enter_context(_BuildLog(log_path))
         progress = stack.enter_context(_StepProgress(console, len(plan.steps), plan.target))
         image_id = None
+        runner: _Runner
         if plan.image is None:
-            runner: _Runner = _LocalRunner(plan.env)
+            runner = _LocalRunner(plan.env)
         else:
-            progress.note(f"toolchain image {plan.image.tag}")
-
-            def image_log(line: str) -> None:
-                log.write(line)
-                progress.last(line)
-
-            image = ensure_image(plan.image, log=image_log)
-            image_id = image.image_id
-            config = ContainerConfig(
-                image=plan.image.tag, mounts=plan.mounts, env=dict(plan.env), name_hint=plan.target
-            )
-            runner = _ContainerRunner(stack.enter_context(BuildContainer(config)))
-        _run_steps(plan.steps, runner, log, progress, deadline)
+            image_id, box = _start_container(plan, plan.image, stack, log, progress)
+            runner = _ContainerRunner(box)
+        steps = _StepRunner(runner, log, progress, _Deadline(timeout), total=len(plan.steps))
+        steps.run_all(plan.steps, jobs=jobs or os.cpu_count() or 1)
         artifacts = tuple(_collect(artifact, runner, plan.output_dir) for artifact in plan.artifacts)
     return ExecutionResult(artifacts=artifacts, image_id=image_id, log_path=log_path)
 
 
-def _run_steps(
-    steps: tuple[Step, ...], runner: _Runner, log: _BuildLog, progress: _StepProgress, deadline: _Deadline
-) -> None:
-    total = len(steps)
-    for index, step in enumerate(steps, start=1):
-        progress.start(index, step.name)
-        if step.skip_if_exists is not None and runner.exists(step.skip_if_exists):
-            log.write(f"==> [{index}/{total}] {step.name}: skipped, {step.skip_if_exists} exists")
-            continue
-        log.write(f"==> [{index}/{total}] {step.name}: {' '.join(step.argv)}  (in {step.workdir})")
-        tail: list[str] = []
+def _start_container(
+    plan: BuildPlan, image: ImageSpec, stack: ExitStack, log: _BuildLog, progress: _StepProgress
+) -> tuple[str, BuildContainer]:
+    """Make sure the toolchain image exists and start the build's one container in ``stack``."""
+    # The docker SDK: only for plans that run in a container.
+    from tfbuild.toolchain.container import BuildContainer, ContainerConfig
+    from tfbuild.toolchain.images import ensure_image
 
-        def on_line(line: str) -> None:
-            log.write(line)
-            progress.last(line)
-            tail.append(line)
-            del tail[:-TAIL_LINES]
+    progress.note(f"toolchain image {image.tag}")
 
-        code = runner.run(step, on_line, deadline.remaining())
-        if code != 0:
-            log.write(f"==> [{index}/{total}] {step.name}: exit code {code}")
-            raise StepFailed(step, index, total, code, log.path, tuple(tail))
+    def image_log(line: str) -> None:
+        log.write(line)
+        progress.last(line)
+
+    image_id = ensure_image(image, log=image_log).image_id
+    config = ContainerConfig(image=image.tag, mounts=plan.mounts, env=dict(plan.env), name_hint=plan.target)
+    return image_id, stack.enter_context(BuildContainer(config))
 
 
 def _collect(artifact: Artifact, runner: _Runner, output_dir: Path) -> Path:
@@ -130,10 +128,144 @@ def _collect(artifact: Artifact, runner: _Runner, output_dir: Path) -> Path:
     return runner.copy_out(artifact.path, output_dir / artifact.name)
 
 
+# -- steps -----------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class _Finished:
+    """A step that ran (``code``) or was skipped (``code`` None), with its output."""
+
+    index: int
+    step: Step
+    code: int | None
+    output: _StepOutput | None
+
+
+class _StepRunner:
+    """Runs a plan's steps on one runner, writing the build log and showing progress."""
+
+    def __init__(
+        self, runner: _Runner, log: _BuildLog, progress: _StepProgress, deadline: _Deadline, *, total: int
+    ) -> None:
+        self._runner = runner
+        self._log = log
+        self._progress = progress
+        self._deadline = deadline
+        self._total = total
+
+    def run_all(self, steps: tuple[Step, ...], *, jobs: int) -> None:
+        for batch in _batches(steps):
+            if len(batch) == 1:
+                self._run_streaming(*batch[0])
+            else:
+                self._run_parallel(batch, jobs)
+
+    def _run_streaming(self, index: int, step: Step) -> None:
+        """One step, its output written to the build log as it comes."""
+        self._progress.start(index, step.name)
+        if self._skip(step):
+            self._log.write(self._skipped(index, step))
+            return
+        self._log.write(self._header(index, step))
+        output = _StepOutput(step, self._progress, self._log)
+        code = self._runner.run(step, output.line, self._deadline.remaining())
+        output.save()
+        self._check(_Finished(index, step, code, output))
+
+    def _run_parallel(self, batch: list[tuple[int, Step]], jobs: int) -> None:
+        """Steps that may run together: each one's output is written to the build log in one
+        piece when it ends; all of them finish before the first failure (in plan order) is raised."""
+        with ThreadPoolExecutor(max_workers=max(1, min(jobs, len(batch)))) as pool:
+            futures = [pool.submit(self._run_buffered, index, step) for index, step in batch]
+            try:
+                for future in as_completed(futures):
+                    if future.exception() is None:
+                        self._write(future.result())
+            except BaseException:  # Ctrl-C: stop the steps still running, start no more
+                pool.shutdown(wait=False, cancel_futures=True)
+                self._runner.abort()
+                raise
+        for future in futures:
+            self._check(future.result())
+
+    def _run_buffered(self, index: int, step: Step) -> _Finished:
+        self._progress.start(index, step.name)
+        if self._skip(step):
+            return _Finished(index, step, None, None)
+        output = _StepOutput(step, self._progress, None)
+        code = self._runner.run(step, output.line, self._deadline.remaining())
+        output.save()
+        return _Finished(index, step, code, output)
+
+    def _write(self, finished: _Finished) -> None:
+        index, step, output = finished.index, finished.step, finished.output
+        if output is None:
+            self._log.write(self._skipped(index, step))
+            return
+        self._log.write(self._header(index, step))
+        for line in output.lines or ():
+            self._log.write(line)
+
+    def _check(self, finished: _Finished) -> None:
+        """Raise :class:`StepFailed` for a step that exited non-zero."""
+        index, step, code, output = finished.index, finished.step, finished.code, finished.output
+        if code is None or code == 0 or output is None:
+            return
+        self._log.write(f"==> [{index}/{self._total}] {step.name}: exit code {code}")
+        raise StepFailed(step, index, self._total, code, self._log.path, tuple(output.tail))
+
+    def _skip(self, step: Step) -> bool:
+        return step.skip_if_exists is not None and self._runner.exists(step.skip_if_exists)
+
+    def _skipped(self, index: int, step: Step) -> str:
+        return f"==> [{index}/{self._total}] {step.name}: skipped, {step.skip_if_exists} exists"
+
+    def _header(self, index: int, step: Step) -> str:
+        return f"==> [{index}/{self._total}] {step.name}: {' '.join(step.argv)}  (in {step.workdir})"
+
+
+def _batches(steps: tuple[Step, ...]) -> list[list[tuple[int, Step]]]:
+    """The steps (numbered from 1) in runs: each parallel run together, every other step alone."""
+    batches: list[list[tuple[int, Step]]] = []
+    for index, step in enumerate(steps, start=1):
+        if step.parallel and batches and batches[-1][-1][1].parallel:
+            batches[-1].append((index, step))
+        else:
+            batches.append([(index, step)])
+    return batches
+
+
+class _StepOutput:
+    """One step's output: shown as the latest line, its last lines kept for the error message,
+    and written to the build log as it comes (``log``) or kept whole for later (``log`` None),
+    as it is when the step keeps its own log."""
+
+    def __init__(self, step: Step, progress: _StepProgress, log: _BuildLog | None) -> None:
+        self._step = step
+        self._progress = progress
+        self._log = log
+        self.tail: deque[str] = deque(maxlen=TAIL_LINES)
+        self.lines: list[str] | None = [] if log is None or step.log is not None else None
+
+    def line(self, line: str) -> None:
+        if self._log is not None:
+            self._log.write(line)
+        if self.lines is not None:
+            self.lines.append(line)
+        self._progress.last(line)
+        self.tail.append(line)
+
+    def save(self) -> None:
+        """Write the step's own log, if it keeps one."""
+        if self._step.log is not None and self.lines is not None:
+            atomic_write_text(self._step.log, "".join(f"{line}\n" for line in self.lines))
+
+
+# -- runners ---------------------------------------------------------------------------------------
 class _Runner(Protocol):
     def exists(self, path: PurePosixPath) -> bool: ...
     def run(self, step: Step, on_line: LineFn, timeout: float | None) -> int: ...
     def copy_out(self, path: PurePosixPath, destination: Path) -> Path: ...
+    def abort(self) -> None:
+        """Kill what runs now and refuse to run more (called from another thread)."""
 
 
 class _ContainerRunner:
@@ -149,56 +281,68 @@ class _ContainerRunner:
     def copy_out(self, path: PurePosixPath, destination: Path) -> Path:
         return self._box.copy_out(path, destination)
 
+    def abort(self) -> None:
+        self._box.kill()
+
 
 class _LocalRunner:
     """``--local``: the same steps as processes here; plan paths are host paths."""
 
     def __init__(self, env: Mapping[str, str]) -> None:
         self._env = dict(env)
+        self._lock = threading.Lock()
+        self._running: set[subprocess.Popen[bytes]] = set()
+        self._aborted = False
 
     def exists(self, path: PurePosixPath) -> bool:
         return Path(path).exists()
 
     def run(self, step: Step, on_line: LineFn, timeout: float | None) -> int:
-        env = {**os.environ, **self._env, **step.env}
+        process = self._start(step)
         try:
-            process = subprocess.Popen(
-                list(step.argv), cwd=Path(step.workdir), env=env, stdout=subprocess.PIPE,
-                stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True,
-            )
-        except FileNotFoundError:
-            raise ToolchainError(
-                f"{step.argv[0]}: not found on this machine (step '{step.name}')",
-                hint="install it, or build in the toolchain container (drop --local)",
-            ) from None
-        except NotADirectoryError:
-            raise BuildError(f"{step.workdir}: working directory of step '{step.name}' is missing") from None
-        fired = threading.Event()
-
-        def kill() -> None:
-            fired.set()
-            _kill_group(process)
-
-        timer = threading.Timer(timeout, kill) if timeout is not None else None
-        if timer is not None:
-            timer.daemon = True
-            timer.start()
-        try:
-            assert process.stdout is not None
-            for raw in process.stdout:
-                on_line(raw.decode("utf-8", "replace").rstrip("\r\n"))
-            code = process.wait()
+            with KillTimer(timeout, lambda: _kill_group(process)) as timer:
+                assert process.stdout is not None
+                for raw in process.stdout:
+                    on_line(raw.decode("utf-8", "replace").rstrip("\r\n"))
+                code = process.wait()
         finally:
-            if timer is not None:
-                timer.cancel()
             if process.poll() is None:  # exception or Ctrl-C while reading
                 _kill_group(process)
-        if fired.is_set():
+            with self._lock:
+                self._running.discard(process)
+        if timer.fired:
             raise CommandTimeout(
                 f"step '{step.name}' ran past the build's time limit and was killed",
                 hint="raise the timeout, or look at the build log for the step that hangs",
             )
         return code
+
+    def _start(self, step: Step) -> subprocess.Popen[bytes]:
+        env = {**os.environ, **self._env, **step.env}
+        with self._lock:
+            if self._aborted:
+                raise BuildError(f"step '{step.name}' was not started: the build was stopped")
+            try:
+                process = subprocess.Popen(
+                    list(step.argv), cwd=Path(step.workdir), env=env, stdout=subprocess.PIPE,
+                    stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True,
+                )
+            except FileNotFoundError:
+                raise ToolchainError(
+                    f"{step.argv[0]}: not found on this machine (step '{step.name}')",
+                    hint="install it, or build in the toolchain container (drop --local)",
+                ) from None
+            except NotADirectoryError:
+                raise BuildError(f"{step.workdir}: working directory of step '{step.name}' is missing") from None
+            self._running.add(process)
+        return process
+
+    def abort(self) -> None:
+        with self._lock:
+            self._aborted = True
+            running = list(self._running)
+        for process in running:
+            _kill_group(process)
 
     def copy_out(self, path: PurePosixPath, destination: Path) -> Path:
         source = Path(path)
@@ -217,14 +361,13 @@ class _LocalRunner:
         return destination
 
 
-def _kill_group(process: subprocess.Popen) -> None:
-    try:
+def _kill_group(process: subprocess.Popen[bytes]) -> None:
+    with contextlib.suppress(ProcessLookupError):
         os.killpg(process.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
     process.wait()
 
 
+# -- time, log, progress ---------------------------------------------------------------------------
 class _Deadline:
     def __init__(self, seconds: float | None) -> None:
         self._end = None if seconds is None else time.monotonic() + seconds
@@ -255,11 +398,15 @@ class _BuildLog:
 
 
 class _StepProgress:
-    """``[i/n] step name`` and the latest output line on the console, if there is one."""
+    """``[i/n] step name`` and the latest output line on the console, if there is one and it is a
+    terminal (redirected output gets no live display, which would leave only a blank line)."""
 
     def __init__(self, console: Console | None, total: int, target: str) -> None:
-        self._progress = (
-            Progress(
+        self._total = total
+        self._target = target
+        self._live: tuple[Progress, TaskID] | None = None
+        if console is not None and console.is_terminal:
+            progress = Progress(
                 SpinnerColumn(),
                 TextColumn("[bold]{task.description}"),
                 TimeElapsedColumn(),
@@ -267,37 +414,33 @@ class _StepProgress:
                 console=console,
                 transient=True,
             )
-            if console is not None
-            else None
-        )
-        self._console = console
-        self._total = total
-        self._target = target
-        self._task = None
+            self._live = (progress, progress.add_task(target, total=total, last=""))
 
     def __enter__(self) -> _StepProgress:
-        if self._progress is not None:
-            self._progress.start()
-            self._task = self._progress.add_task(self._target, total=self._total, last="")
+        if self._live is not None:
+            self._live[0].start()
         return self
 
     def __exit__(self, *exc_info: object) -> None:
-        if self._progress is not None:
-            self._progress.stop()
+        if self._live is not None:
+            self._live[0].stop()
 
     def start(self, index: int, name: str) -> None:
-        if self._progress is not None:
-            self._progress.update(
-                self._task, completed=index - 1, description=f"{self._target} [{index}/{self._total}] {name}", last=""
+        if self._live is not None:
+            progress, task = self._live
+            progress.update(
+                task, completed=index - 1, description=f"{self._target} [{index}/{self._total}] {name}", last=""
             )
 
     def note(self, text: str) -> None:
-        if self._progress is not None:
-            self._progress.update(self._task, description=f"{self._target}: {text}")
+        if self._live is not None:
+            progress, task = self._live
+            progress.update(task, description=f"{self._target}: {text}")
 
     def last(self, line: str) -> None:
-        if self._progress is not None:
-            self._progress.update(self._task, last=line.strip()[:100])
+        if self._live is not None:
+            progress, task = self._live
+            progress.update(task, last=line.strip()[:100])
 
 
 def _safe_name(text: str) -> str:

@@ -16,14 +16,15 @@ import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from tfbuild import __version__
 from tfbuild.errors import ConfigError, InputFileError
 from tfbuild.fileio import atomic_write_text
 from tfbuild.templating import render
-from tfbuild.toolchain.targets import TargetProfile
+from tfbuild.toolchain.targets import Snippet, TargetProfile
 
-SNIPPET_FILES = {
+SNIPPET_FILES: dict[Snippet, tuple[str, str]] = {
     "xcconfig": ("xcconfig.j2", "tensorflow.xcconfig"),
     "cmake": ("cmake.j2", "tensorflow.cmake"),
     "ndk-build": ("ndk-build.j2", "tensorflow-ndk.mk"),
@@ -47,7 +48,7 @@ tree (as TensorFlow's iOS examples set HEADER_SEARCH_PATHS)."""
 UNKNOWN_ROOT = "/path/to/tensorflow"
 
 # Characters each syntax cannot carry inside its quoted (or, for make, unquoted) paths.
-_UNSAFE = {
+_UNSAFE: dict[Snippet, re.Pattern[str]] = {
     "xcconfig": re.compile(r'["\n$]'),
     "cmake": re.compile(r'["\n$;\\]'),
     "ndk-build": re.compile(r"[\s$#\\]"),
@@ -58,7 +59,7 @@ _UNSAFE = {
 
 @dataclass(frozen=True)
 class LinkSnippet:
-    kind: str  # a key of SNIPPET_FILES
+    kind: Snippet
     file_name: str
     text: str
 
@@ -109,27 +110,27 @@ def link_inputs(profile: TargetProfile, artifacts_dir: Path, *, source: Path | N
 
 def render_link_snippets(profile: TargetProfile, inputs: LinkInputs) -> tuple[LinkSnippet, ...]:
     """Every snippet that fits ``profile``'s platform, rendered from its template."""
-    values = dict(
-        tfbuild_version=__version__,
-        target=profile.name,
-        description=profile.description,
-        abi=profile.arch,
-        lib_dir=str(inputs.lib_dir),
-        tensorflow_root=inputs.tensorflow_root,
-        include_dirs=HEADER_DIRS,
-        whole_archive=inputs.whole_archive,
-        libs=inputs.libs,
-        system_libs=profile.link.system_libs,
-        frameworks=profile.link.frameworks,
-        stl=profile.link.stl,
-        whole_archive_modules=tuple(_module_name(lib) for lib in inputs.whole_archive),
-        lib_modules=tuple(_module_name(lib) for lib in inputs.libs),
-        prebuilts=tuple(
+    values: dict[str, Any] = {
+        "tfbuild_version": __version__,
+        "target": profile.name,
+        "description": profile.description,
+        "abi": profile.arch,
+        "lib_dir": str(inputs.lib_dir),
+        "tensorflow_root": inputs.tensorflow_root,
+        "include_dirs": HEADER_DIRS,
+        "whole_archive": inputs.whole_archive,
+        "libs": inputs.libs,
+        "system_libs": profile.link.system_libs,
+        "frameworks": profile.link.frameworks,
+        "stl": profile.link.stl,
+        "whole_archive_modules": tuple(_module_name(lib) for lib in inputs.whole_archive),
+        "lib_modules": tuple(_module_name(lib) for lib in inputs.libs),
+        "prebuilts": tuple(
             {"module": _module_name(lib), "file": lib}
             for lib in (*inputs.whole_archive, *inputs.libs)
             if lib.endswith(".a")
         ),
-    )
+    }
     snippets = []
     for kind in profile.link.snippets:
         template, file_name = SNIPPET_FILES[kind]
@@ -153,7 +154,7 @@ def _module_name(library: str) -> str:
     return stem.removeprefix("lib") or stem
 
 
-def _read_manifest(path: Path) -> dict:
+def _read_manifest(path: Path) -> dict[str, Any]:
     if not path.is_file():
         return {}
     try:
@@ -165,8 +166,7 @@ def _read_manifest(path: Path) -> dict:
     return data
 
 
-def _manifest_source(manifest: dict) -> str | None:
+def _manifest_source(manifest: dict[str, Any]) -> str | None:
     tensorflow = manifest.get("tensorflow")
-    if isinstance(tensorflow, dict) and isinstance(tensorflow.get("source"), str):
-        return tensorflow["source"]
-    return None
+    source = tensorflow.get("source") if isinstance(tensorflow, dict) else None
+    return source if isinstance(source, str) else None

@@ -17,6 +17,7 @@ from pathlib import Path
 from tfbuild import __version__
 from tfbuild.build.plan import BuildPlan
 from tfbuild.fileio import atomic_write_text, sha256_file, sha256_tree
+from tfbuild.flavour import Flavour
 
 MANIFEST_NAME = "manifest.json"
 SCHEMA = 1
@@ -52,7 +53,7 @@ class FileRecord:
 @dataclass(frozen=True)
 class Manifest:
     target: str
-    flavour: str
+    flavour: Flavour
     tensorflow: TensorFlowRecord
     toolchain: ToolchainRecord | None  # None: built on the host (--local, or Xcode)
     header: FileRecord

@@ -7,27 +7,31 @@ kernel classes ``ops_to_register.h`` selects, so the rest is never instantiated.
 
 Planning is apart from execution: :func:`plan_ops_library` turns an :class:`OpsLibrarySpec` into
 an :class:`OpsLibraryPlan` (every command as an argv tuple) without running anything, so the same
-plan can run here (:func:`build_ops_library`) or, with a cross compiler's name and flags, as
+plan can run here (:func:`build_ops_library`, through the executor as a local
+:class:`~tfbuild.build.plan.BuildPlan`) or, with a cross compiler's name and flags, as
 :class:`~tfbuild.build.plan.Step` s inside a toolchain container
-(:meth:`OpsLibraryPlan.build_steps`).
+(:meth:`OpsLibraryPlan.build_steps`). Both compile against :func:`installed_tensorflow`.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
-import os
 import re
 import shutil
-import subprocess
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import Literal
+from typing import TYPE_CHECKING, Literal, TypedDict, Unpack
 
-from tfbuild.build.plan import Step
+from tfbuild.build.executor import StepFailed, execute_plan
+from tfbuild.build.plan import BuildPlan, Step
 from tfbuild.errors import BuildError, ConfigError, InputFileError, ToolchainError
-from tfbuild.fileio import atomic_write_text, sha256_file
+from tfbuild.fileio import sha256_file
+from tfbuild.flavour import Flavour
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 LibraryKind = Literal["shared", "static"]
 
@@ -45,16 +49,20 @@ _MAX_ERROR_CHARS = 400
 
 
 @dataclass(frozen=True)
-class TensorFlowFlags:
-    """Compiler and linker flags of an installed TensorFlow wheel (``tf.sysconfig``)."""
+class InstalledTensorFlow:
+    """The TensorFlow wheel op libraries compile against: its package directory (headers under
+    ``include/``, ``libtensorflow_framework``), version, and ``tf.sysconfig``'s flags."""
 
+    package_dir: Path
+    version: str
     compile_flags: tuple[str, ...]
     link_flags: tuple[str, ...]
+    git_version: str | None = None  # tf.version.GIT_VERSION, e.g. "v2.21.0-rc1-5-ga481b10260d"
 
 
 @functools.lru_cache(maxsize=1)
-def installed_tensorflow_flags() -> TensorFlowFlags:
-    """The flags that compile and link against the TensorFlow installed in this environment.
+def installed_tensorflow() -> InstalledTensorFlow:
+    """The TensorFlow installed in this environment, and the flags that compile and link against it.
 
     TensorFlow is imported here and only here: the query needs it, ``tfbuild --help`` must not.
     The answer cannot change while the process runs, so it is computed once.
@@ -66,10 +74,26 @@ def installed_tensorflow_flags() -> TensorFlowFlags:
             f"TensorFlow is not importable ({error}); op libraries compile against its headers",
             hint="install the tensorflow wheel in the environment that runs tfbuild",
         ) from error
-    return TensorFlowFlags(
+    return InstalledTensorFlow(
+        package_dir=Path(tf.sysconfig.get_lib()),
+        version=str(tf.__version__),
         compile_flags=tuple(tf.sysconfig.get_compile_flags()),
         link_flags=tuple(tf.sysconfig.get_link_flags()),
+        git_version=str(tf.version.GIT_VERSION),
     )
+
+
+class SpecOptions(TypedDict, total=False):
+    """The fields of an :class:`OpsLibrarySpec` besides its sources, output and TensorFlow's flags."""
+
+    kind: LibraryKind
+    compiler: str
+    archiver: str
+    extra_cflags: tuple[str, ...]
+    extra_ldflags: tuple[str, ...]
+    include_dirs: tuple[Path, ...]
+    selective_header: Path | None
+    build_dir: Path | None
 
 
 @dataclass(frozen=True)
@@ -99,17 +123,18 @@ class OpsLibrarySpec:
 
     @classmethod
     def for_installed_tensorflow(
-        cls, sources: Sequence[Path], output: Path, **options: object
+        cls, sources: Sequence[Path], output: Path, **options: Unpack[SpecOptions]
     ) -> OpsLibrarySpec:
-        """A spec that compiles against the TensorFlow wheel installed here."""
-        flags = installed_tensorflow_flags()
-        return cls(
+        """A spec that compiles against the TensorFlow wheel installed here; ``options`` set the
+        other fields."""
+        tensorflow = installed_tensorflow()
+        spec = cls(
             sources=tuple(Path(source) for source in sources),
             output=Path(output),
-            tf_compile_flags=flags.compile_flags,
-            tf_link_flags=flags.link_flags,
-            **options,  # type: ignore[arg-type]
+            tf_compile_flags=tensorflow.compile_flags,
+            tf_link_flags=tensorflow.link_flags,
         )
+        return dataclasses.replace(spec, **options)
 
 
 @dataclass(frozen=True)
@@ -148,19 +173,53 @@ class OpsLibraryPlan:
         """The programs the plan runs, to check before running any of them."""
         return (self.compiler,) if self.kind == "shared" else (self.compiler, self.spec.archiver)
 
+    @property
+    def link_log(self) -> Path:
+        """Where a build on this machine keeps the link (or archive) command's output. Source
+        logs are ``<stem>.log``; this name is none of them."""
+        return self.build_dir / f"{self.output.name}.{self._link_verb}.log"
+
+    @property
+    def _link_verb(self) -> str:
+        return "link" if self.kind == "shared" else "archive"
+
     def build_steps(self, workdir: PurePosixPath) -> tuple[Step, ...]:
         """The plan as :class:`~tfbuild.build.plan.Step` s for a container build (paths as given
         in the spec, i.e. as the container sees them), ending with the rename into place."""
-        steps = [Step("mkdir objects", ("mkdir", "-p", str(self.build_dir)), workdir)]
-        steps += [
-            Step(f"compile {step.source.name}", step.argv, workdir) for step in self.compile_steps
-        ]
-        verb = "link" if self.kind == "shared" else "archive"
-        steps.append(Step(f"{verb} {self.output.name}", self.link_argv, workdir))
-        steps.append(
-            Step("publish", ("mv", "-f", str(self.staging_output), str(self.output)), workdir)
+        mkdir = Step("mkdir objects", ("mkdir", "-p", str(self.build_dir)), workdir)
+        return (mkdir, *self._steps(workdir, on_host=False))
+
+    def host_plan(self, workdir: Path) -> BuildPlan:
+        """The plan as a build on this machine, for :func:`~tfbuild.build.executor.execute_plan`:
+        the sources compile in parallel, each keeping its compiler output in its own log, and the
+        build's log goes to ``build_dir``. ``workdir`` is where relative spec paths start."""
+        return BuildPlan(
+            target=self.output.name,
+            flavour=Flavour.OPS_LIBRARY,
+            image=None,
+            mounts=(),
+            steps=self._steps(PurePosixPath(workdir.as_posix()), on_host=True),
+            generated_files=(),
+            artifacts=(),  # the last step moves the library into place itself
+            output_dir=self.build_dir,
         )
-        return tuple(steps)
+
+    def _steps(self, workdir: PurePosixPath, *, on_host: bool) -> tuple[Step, ...]:
+        """Compile, link or archive, publish; on the host each compile and the link keep a log."""
+        compiles = tuple(
+            Step(
+                f"compile {step.source.name}",
+                step.argv,
+                workdir,
+                log=step.log if on_host else None,
+                parallel=on_host,
+            )
+            for step in self.compile_steps
+        )
+        link_log = self.link_log if on_host else None
+        link = Step(f"{self._link_verb} {self.output.name}", self.link_argv, workdir, log=link_log)
+        publish = Step("publish", ("mv", "-f", str(self.staging_output), str(self.output)), workdir)
+        return (*compiles, link, publish)
 
 
 @dataclass(frozen=True)
@@ -251,9 +310,16 @@ def _check_unique_objects(steps: tuple[CompileStep, ...]) -> None:
         seen[step.object_file] = step.source
 
 
-def build_ops_library(plan: OpsLibraryPlan, *, jobs: int | None = None) -> OpsLibraryResult:
-    """Run ``plan`` on this machine: compile the sources (up to ``jobs`` at once), link or
-    archive them, and move the library into place.
+def build_ops_library(
+    plan: OpsLibraryPlan,
+    *,
+    jobs: int | None = None,
+    console: Console | None = None,
+    timeout: float | None = None,
+) -> OpsLibraryResult:
+    """Run ``plan`` on this machine through the executor: compile the sources (up to ``jobs`` at
+    once), link or archive them, and move the library into place. ``console`` shows progress;
+    past ``timeout`` seconds the build is killed (:class:`~tfbuild.errors.CommandTimeout`).
 
     Raises :class:`ToolchainError` when a tool is missing, :class:`InputFileError` for a missing
     source and :class:`BuildError` naming the failing source and its first compiler error.
@@ -262,16 +328,16 @@ def build_ops_library(plan: OpsLibraryPlan, *, jobs: int | None = None) -> OpsLi
     for step in plan.compile_steps:
         if not step.source.is_file():
             raise InputFileError(f"{step.source}: op source file not found", hint="check the path")
-    plan.build_dir.mkdir(parents=True, exist_ok=True)
+    for step in plan.compile_steps:
+        step.object_file.unlink(missing_ok=True)  # a failed compile must not leave an old object
     plan.output.parent.mkdir(parents=True, exist_ok=True)
-    workers = max(1, min(jobs or os.cpu_count() or 1, len(plan.compile_steps)))
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        failures = [f for f in pool.map(_run_compile_step, plan.compile_steps) if f is not None]
-    if failures:
-        raise failures[0]
     try:
-        _run_link(plan)
-        os.replace(plan.staging_output, plan.output)
+        execute_plan(plan.host_plan(Path.cwd()), console=console, timeout=timeout, jobs=jobs)
+    except StepFailed as failed:
+        explained = _explain(plan, failed)
+        if explained is None:
+            raise
+        raise explained from failed
     finally:
         plan.staging_output.unlink(missing_ok=True)
     return OpsLibraryResult(
@@ -291,38 +357,28 @@ def _check_tools(tools: tuple[str, ...]) -> None:
             )
 
 
-def _run(argv: tuple[str, ...]) -> subprocess.CompletedProcess[str]:
-    try:
-        return subprocess.run(
-            list(argv), capture_output=True, text=True, errors="replace", check=False
-        )
-    except FileNotFoundError as error:  # removed between the check and the run
-        raise ToolchainError(f"{argv[0]}: compiler tool not found", hint="install it") from error
-
-
-def _run_compile_step(step: CompileStep) -> BuildError | None:
-    """Compile one source; the failure comes back as a value so parallel steps all finish."""
-    step.object_file.unlink(missing_ok=True)
-    completed = _run(step.argv)
-    atomic_write_text(step.log, completed.stdout + completed.stderr)
-    if completed.returncode == 0:
+def _explain(plan: OpsLibraryPlan, failed: StepFailed) -> BuildError | None:
+    """A failed compile as its source and first compiler error, a failed link or archive as the
+    library and the tool's reason; None for the other steps."""
+    log = failed.step.log
+    if log is None:
         return None
-    # The message names the source already; its path need not be repeated in full.
-    error = first_error_line(completed.stderr).replace(f"{step.source}:", f"{step.source.name}:", 1)
-    return BuildError(
-        f"{step.source}: compiling failed: {error}",
-        hint=f"full compiler output in {step.log}",
-    )
-
-
-def _run_link(plan: OpsLibraryPlan) -> None:
-    completed = _run(plan.link_argv)
-    if completed.returncode != 0:
+    output = log.read_text(encoding="utf-8", errors="replace") if log.is_file() else "\n".join(failed.tail)
+    for step in plan.compile_steps:
+        if step.log == log:
+            # The message names the source already; its path need not be repeated in full.
+            error = first_error_line(output).replace(f"{step.source}:", f"{step.source.name}:", 1)
+            return BuildError(
+                f"{step.source}: compiling failed: {error}",
+                hint=f"full compiler output in {step.log}",
+            )
+    if log == plan.link_log:
         what = "linking" if plan.kind == "shared" else "archiving"
-        raise BuildError(
-            f"{plan.output}: {what} failed: {first_error_line(completed.stderr)}",
+        return BuildError(
+            f"{plan.output}: {what} failed: {first_error_line(output)}",
             hint=f"command: {' '.join(plan.link_argv)}",
         )
+    return None
 
 
 def first_error_line(compiler_output: str) -> str:

@@ -5,7 +5,8 @@ Modelled on cibuildwheel's ``options.py``: :func:`resolve_build_options` takes t
 as an argument (tests pass a dict, nothing reads ``os.environ`` behind their back) and returns
 frozen values; the CLI only collects the flags the user gave. Every option has one row in
 :data:`OPTIONS` saying where it may come from, so the precedence is the same for all of them.
-Unknown config keys are errors with a "did you mean"; relative paths in ``tfbuild.toml`` are
+``tfbuild.toml`` is read into :class:`ConfigFile` (every key of it is an OPTIONS row): unknown
+keys are errors with a "did you mean", wrong types name the key; relative paths in it are
 relative to that file, elsewhere to the working directory.
 """
 
@@ -19,10 +20,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tfbuild.config import check_keys, did_you_mean, load_toml, table
+from tfbuild.config import check_choice, read_toml
 from tfbuild.errors import ConfigError
+from tfbuild.flavour import Flavour
 from tfbuild.model.header import DEFAULT_OPS, GRANULARITIES, HeaderOptions
-from tfbuild.toolchain.targets import FLAVOURS, get_target
+from tfbuild.toolchain.targets import get_target
 
 CONFIG_FILE_NAME = "tfbuild.toml"
 ENV_CONFIG = "TFBUILD_CONFIG"
@@ -54,7 +56,7 @@ class BuildOptions:
     target: str
     models: tuple[Path, ...]
     source: Path | None
-    flavour: str | None
+    flavour: Flavour | None
     output_dir: Path
     local: bool = False
     dry_run: bool = False
@@ -72,6 +74,49 @@ class BuildOptions:
 
 
 @dataclass(frozen=True)
+class BuildTable:
+    """``[build]`` of tfbuild.toml as written: types checked here, meaning by :data:`OPTIONS`."""
+
+    target: str | None = None
+    models: tuple[Path, ...] | None = None
+    source: Path | None = None
+    flavour: Flavour | None = None
+    out: Path | None = None
+    local: bool | None = None
+    protobuf_rename: bool | None = None
+    jobs: int | None = None
+    timeout: float | None = None
+    cache_prefix: str | None = None
+    base_image: str | None = None
+    op_sources: tuple[Path, ...] | None = None
+    ops_library_name: str | None = None
+    extra_cflags: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True)
+class HeaderTable:
+    """``[header]`` of tfbuild.toml as written."""
+
+    default_ops: str | None = None
+    granularity: str | None = None
+
+
+@dataclass(frozen=True)
+class ConfigFile:
+    """A ``tfbuild.toml``; a key left out is None (not set there)."""
+
+    build: BuildTable = field(default_factory=BuildTable)
+    header: HeaderTable = field(default_factory=HeaderTable)
+    android: AndroidOptions = field(default_factory=AndroidOptions)  # [android] as written: the same fields
+
+    def value(self, spec: OptionSpec) -> Any:
+        """What the file sets option ``spec`` to, or None."""
+        if spec.section is None or spec.key is None:
+            return None
+        return getattr(getattr(self, spec.section), spec.key)
+
+
+@dataclass(frozen=True)
 class OptionSpec:
     """One option: its name (as the CLI passes it), its ``[section] key`` in tfbuild.toml, the
     environment variables that may set it (first present wins) and how to read a value."""
@@ -80,7 +125,7 @@ class OptionSpec:
     section: str | None
     key: str | None
     env: tuple[str, ...]
-    kind: str  # str | path | paths | bool | int | seconds | words | choice | name
+    kind: str  # a key of _PARSERS: str, path, paths, bool, int, seconds, words, choice (a flavour), ...
 
 
 OPTIONS: tuple[OptionSpec, ...] = (
@@ -108,7 +153,6 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec("ndk_api_level", "android", "ndk_api_level", ("TFBUILD_ANDROID_NDK_API_LEVEL",), "int"),
 )
 _BY_NAME = {spec.name: spec for spec in OPTIONS}
-_SECTIONS = {spec.section for spec in OPTIONS if spec.section}
 
 
 def resolve_build_options(
@@ -131,13 +175,8 @@ def resolve_build_options(
         raise ValueError(f"not an option: {sorted(unknown)}")  # a tfbuild bug, not user input
     cwd = Path(cwd).resolve()
     config_path = _config_path(config_file, environ, cwd)
-    config = _read_config(config_path) if config_path is not None else {}
-
-    values: dict[str, Any] = {}
+    values = _from_config(config_path) if config_path is not None else {}
     for spec in OPTIONS:
-        if spec.section in config and spec.key in config[spec.section]:
-            where = f"{config_path}: [{spec.section}] {spec.key}"
-            values[spec.name] = _parse(spec, config[spec.section][spec.key], where, base=config_path.parent)
         for variable in spec.env:
             if environ.get(variable, "") != "":
                 values[spec.name] = _parse(spec, environ[variable], f"${variable}", base=cwd)
@@ -147,7 +186,9 @@ def resolve_build_options(
     return _build_options(values, cwd=cwd, config_path=config_path, require_target=require_target)
 
 
-def _build_options(values: dict[str, Any], *, cwd: Path, config_path: Path | None, require_target: bool) -> BuildOptions:
+def _build_options(
+    values: dict[str, Any], *, cwd: Path, config_path: Path | None, require_target: bool
+) -> BuildOptions:
     target = values.get("target")
     if target is None:
         if require_target:
@@ -186,6 +227,18 @@ def _build_options(values: dict[str, Any], *, cwd: Path, config_path: Path | Non
     )
 
 
+def _from_config(path: Path) -> dict[str, Any]:
+    """The options ``path`` sets: their types checked against :class:`ConfigFile`, their values
+    as those of every other layer; relative paths are relative to the file."""
+    config = read_toml(ConfigFile, path)
+    values = {}
+    for spec in OPTIONS:
+        value = config.value(spec)
+        if value is not None:
+            values[spec.name] = _parse(spec, value, f"{path}: [{spec.section}] {spec.key}", base=path.parent)
+    return values
+
+
 def _config_path(explicit: Path | None, environ: Mapping[str, str], cwd: Path) -> Path | None:
     if explicit is not None:
         return (cwd / explicit).resolve()
@@ -193,19 +246,6 @@ def _config_path(explicit: Path | None, environ: Mapping[str, str], cwd: Path) -
         return (cwd / environ[ENV_CONFIG]).resolve()
     default = cwd / CONFIG_FILE_NAME
     return default if default.is_file() else None
-
-
-def _read_config(path: Path) -> dict[str, Mapping[str, Any]]:
-    data = load_toml(path)
-    check_keys(data, sorted(_SECTIONS), where=str(path))
-    config = {}
-    for section, content in data.items():
-        where = f"{path}: [{section}]"
-        content = table(content, where=where)
-        known = [spec.key for spec in OPTIONS if spec.section == section]
-        check_keys(content, known, where=where)
-        config[section] = content
-    return config
 
 
 def _flag(name: str) -> str:
@@ -289,48 +329,45 @@ def _as_words(raw: Any, where: str, base: Path) -> tuple[str, ...]:
     raise ConfigError(f"{where}: expected a list of strings, got {raw!r}")
 
 
-def _as_choice(raw: Any, where: str, base: Path) -> str:
+def _as_flavour(raw: Any, where: str, base: Path) -> Flavour:
     text = _as_str(raw, where, base)
-    if text not in FLAVOURS:
-        raise ConfigError(
-            f"{where}: unknown flavour '{text}'{did_you_mean(text, FLAVOURS)}", hint=f"use one of: {', '.join(FLAVOURS)}"
-        )
-    return text
+    _checked(where, check_choice, text, [flavour.value for flavour in Flavour], noun="flavour")
+    return Flavour(text)
 
 
 def _as_name(raw: Any, where: str, base: Path) -> str:
     text = _as_str(raw, where, base)
     if not _NAME.match(text):
-        raise ConfigError(f"{where}: '{text}' is not a plain name", hint="use lower-case letters, digits, '_', '.', '-'")
+        raise ConfigError(
+            f"{where}: '{text}' is not a plain name", hint="use lower-case letters, digits, '_', '.', '-'"
+        )
     return text
 
 
 def _as_target(raw: Any, where: str, base: Path) -> str:
     text = _as_str(raw, where, base)
-    try:
-        get_target(text)  # unknown names fail here, with a guess
-    except ConfigError as error:
-        raise ConfigError(f"{where}: {error.message}", hint=error.hint) from None
+    _checked(where, get_target, text)  # unknown names fail here, with a guess
     return text
 
 
 def _as_granularity(raw: Any, where: str, base: Path) -> str:
     text = _as_str(raw, where, base)
-    if text not in GRANULARITIES:
-        raise ConfigError(
-            f"{where}: unknown header granularity '{text}'{did_you_mean(text, GRANULARITIES)}",
-            hint=f"use one of: {', '.join(GRANULARITIES)}",
-        )
+    _checked(where, check_choice, text, GRANULARITIES, noun="header granularity")
     return text
 
 
 def _as_default_ops(raw: Any, where: str, base: Path) -> str:
     text = _as_str(raw, where, base)
+    _checked(where, HeaderOptions, default_ops=text)  # the header's own parser decides what is valid
+    return text
+
+
+def _checked(where: str, check: Callable[..., object], *args: Any, **kwargs: Any) -> None:
+    """Run ``check``; a :class:`ConfigError` it raises gets ``where`` in front."""
     try:
-        HeaderOptions(default_ops=text)  # the header's own parser decides what is valid
+        check(*args, **kwargs)
     except ConfigError as error:
         raise ConfigError(f"{where}: {error.message}", hint=error.hint) from None
-    return text
 
 
 _PARSERS: dict[str, Callable[[Any, str, Path], Any]] = {
@@ -341,7 +378,7 @@ _PARSERS: dict[str, Callable[[Any, str, Path], Any]] = {
     "int": _as_int,
     "seconds": _as_seconds,
     "words": _as_words,
-    "choice": _as_choice,
+    "choice": _as_flavour,
     "name": _as_name,
     "granularity": _as_granularity,
     "target": _as_target,

@@ -12,13 +12,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
+from tfbuild.flavour import Flavour
 from tfbuild.toolchain.image_spec import ImageSpec, Mount
 
 __all__ = ["Artifact", "BuildPlan", "GeneratedFile", "ImageSpec", "Mount", "Step"]
-
-
-
-
 
 
 @dataclass(frozen=True)
@@ -31,6 +28,11 @@ class Step:
     env: Mapping[str, str] = field(default_factory=dict)
     skip_if_exists: PurePosixPath | None = None
     """Skip the step when this path already exists (e.g. a filled ``downloads/`` for offline CI)."""
+    log: Path | None = None
+    """A file on this machine that gets this step's output on its own (one compiler log per
+    source), besides the build's log, which gets every step's."""
+    parallel: bool = False
+    """The step may run at the same time as the parallel steps next to it (one compile per source)."""
 
 
 @dataclass(frozen=True)
@@ -55,7 +57,7 @@ class BuildPlan:
     """Everything needed to run one target's build, computed before anything runs."""
 
     target: str
-    flavour: str  # "makefile" | "bazel" | "ops-library"
+    flavour: Flavour
     image: ImageSpec | None  # None for --local builds
     mounts: tuple[Mount, ...]
     steps: tuple[Step, ...]

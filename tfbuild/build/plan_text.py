@@ -55,8 +55,8 @@ def _mount(mount: Mount) -> str:
 
 
 def _step(step: Step) -> _StepView:
-    scripts = []
-    shown = []
+    scripts: list[tuple[str, tuple[str, ...]]] = []
+    shown: list[str] = []
     for argument in step.argv:
         if "\n" in argument:
             name = f"SCRIPT{len(scripts) + 1}"

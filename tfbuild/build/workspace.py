@@ -27,6 +27,7 @@ from tfbuild.tree.facts import TensorFlowVersion
 BEGIN_MARKER = "# BEGIN tfbuild android repositories"
 END_MARKER = "# END tfbuild android repositories"
 TEMPLATE = "WORKSPACE.append.tmpl"
+_PKG_REVISION = re.compile(r"^\s*Pkg\.Revision\s*=\s*((\d+)[0-9A-Za-z.\-]*)", re.MULTILINE)
 _FOREIGN_RULE = re.compile(r"^[ \t]*(android_sdk_repository|android_ndk_repository)\s*\(", re.MULTILINE)
 
 
@@ -63,8 +64,10 @@ def inspect_ndk(ndk: Path) -> NdkInfo:
         raise ConfigError(f"{ndk}: Android NDK directory not found", hint="pass --ndk with an existing NDK")
     properties = ndk / "source.properties"
     if not properties.is_file():
-        raise ConfigError(f"{properties}: not found, so {ndk} is not an Android NDK", hint="pass the NDK's top directory")
-    match = re.search(r"^\s*Pkg\.Revision\s*=\s*((\d+)[0-9A-Za-z.\-]*)", properties.read_text(errors="replace"), re.MULTILINE)
+        raise ConfigError(
+            f"{properties}: not found, so {ndk} is not an Android NDK", hint="pass the NDK's top directory"
+        )
+    match = _PKG_REVISION.search(properties.read_text(errors="replace"))
     if match is None:
         raise ConfigError(f"{properties}: no 'Pkg.Revision = N...' line", hint="is this an Android NDK r11 or newer?")
     return NdkInfo(path=ndk, revision=match.group(1), major=int(match.group(2)))
@@ -78,7 +81,10 @@ def inspect_sdk(sdk: Path, *, api_level: int | None, build_tools: str | None, mi
         raise ConfigError(f"{sdk}: Android SDK directory not found", hint="pass --sdk with an existing SDK")
     for sub in ("platforms", "build-tools"):
         if not (sdk / sub).is_dir():
-            raise ConfigError(f"{sdk / sub}: not found, so {sdk} is not an Android SDK", hint="install a platform and build tools with sdkmanager")
+            raise ConfigError(
+                f"{sdk / sub}: not found, so {sdk} is not an Android SDK",
+                hint="install a platform and build tools with sdkmanager",
+            )
     levels = sorted(
         int(entry.name.removeprefix("android-"))
         for entry in (sdk / "platforms").iterdir()
@@ -86,7 +92,9 @@ def inspect_sdk(sdk: Path, *, api_level: int | None, build_tools: str | None, mi
     )
     if api_level is None:
         if not levels:
-            raise ConfigError(f"{sdk / 'platforms'}: no android-N platform installed", hint="sdkmanager 'platforms;android-28'")
+            raise ConfigError(
+                f"{sdk / 'platforms'}: no android-N platform installed", hint="sdkmanager 'platforms;android-28'"
+            )
         api_level = levels[-1]
     elif api_level not in levels:
         raise ConfigError(
@@ -96,7 +104,9 @@ def inspect_sdk(sdk: Path, *, api_level: int | None, build_tools: str | None, mi
     installed = sorted((entry.name for entry in (sdk / "build-tools").iterdir() if entry.is_dir()), key=_version_key)
     if build_tools is None:
         if not installed:
-            raise ConfigError(f"{sdk / 'build-tools'}: no build tools installed", hint="sdkmanager 'build-tools;28.0.3'")
+            raise ConfigError(
+                f"{sdk / 'build-tools'}: no build tools installed", hint="sdkmanager 'build-tools;28.0.3'"
+            )
         build_tools = installed[-1]
     elif build_tools not in installed:
         raise ConfigError(
@@ -105,7 +115,8 @@ def inspect_sdk(sdk: Path, *, api_level: int | None, build_tools: str | None, mi
         )
     if _version_key(build_tools) < _version_key(min_build_tools):
         raise ConfigError(
-            f"{sdk / 'build-tools' / build_tools}: build tools {build_tools} are older than {min_build_tools}, which Bazel requires",
+            f"{sdk / 'build-tools' / build_tools}: build tools {build_tools} are older than {min_build_tools}, "
+            "which Bazel requires",
             hint=f"install build tools {min_build_tools} or newer",
         )
     return SdkInfo(path=sdk, api_level=api_level, build_tools=build_tools)
@@ -133,7 +144,8 @@ def resolve_android_repositories(
     """Check the SDK and NDK of ``android`` for TensorFlow ``version``."""
     table = table or version_table()
     if android.sdk is None or android.ndk is None:
-        missing = " and ".join(name for name, value in (("--sdk", android.sdk), ("--ndk", android.ndk)) if value is None)
+        given = (("--sdk", android.sdk), ("--ndk", android.ndk))
+        missing = " and ".join(name for name, value in given if value is None)
         raise ConfigError(f"the Android repositories need {missing}", hint="or set [android] sdk/ndk in tfbuild.toml")
     ndk = inspect_ndk(android.ndk)
     check_ndk_supported(ndk, version, table)
@@ -156,7 +168,9 @@ def resolve_android_repositories(
     )
 
 
-def render_android_block(repositories: AndroidRepositories, version: TensorFlowVersion, table: VersionTable | None = None) -> str:
+def render_android_block(
+    repositories: AndroidRepositories, version: TensorFlowVersion, table: VersionTable | None = None
+) -> str:
     """The marked block; checked to parse (Starlark's syntax is a subset of Python's)."""
     table = table or version_table()
     block = render(
@@ -195,7 +209,8 @@ def apply_block(workspace_text: str, block: str, *, where: str) -> str:
     if foreign:
         raise SourceTreeError(
             f"{where}: already declares {foreign.group(1)} outside tfbuild's block",
-            hint="remove or comment out that rule (Bazel allows one per name), or build with it and without --sdk/--ndk",
+            hint="remove or comment out that rule (Bazel allows one per name), "
+            "or build with it and without --sdk/--ndk",
         )
     if before and not before.endswith("\n"):
         before += "\n"

@@ -9,6 +9,8 @@ Nothing imported here may import TensorFlow: ``tfbuild --help`` has to start fas
 
 from __future__ import annotations
 
+import functools
+import importlib
 import sys
 
 import typer
@@ -46,17 +48,25 @@ def _root(
     _state["debug"] = debug
 
 
+@functools.cache
 def _register_commands() -> None:
-    # Imported for their side effect of adding commands to ``app``. Each module keeps its
-    # TensorFlow (and other heavy) imports inside the command bodies.
-    from tfbuild.cli import (
-        analysis_commands,  # noqa: F401
-        build_commands,  # noqa: F401
-        edit_commands,  # noqa: F401
-        example_commands,  # noqa: F401
-        source_commands,  # noqa: F401
-        toolchain_commands,  # noqa: F401
-    )
+    """Add every command to ``app``, once, in the order ``--help`` lists them.
+
+    ``build_commands`` and ``toolchain_commands`` define plain functions and a sub-app, added
+    here by name. The other command modules add their commands to ``app`` themselves when
+    imported. Every module keeps its TensorFlow (and other heavy) imports inside the command
+    bodies.
+    """
+    from tfbuild.cli import build_commands, toolchain_commands
+
+    importlib.import_module("tfbuild.cli.analysis_commands")
+    app.command("targets")(build_commands.targets_command)
+    app.command("workspace")(build_commands.workspace_command)
+    app.command("linkflags")(build_commands.linkflags_command)
+    app.command("build")(build_commands.build_command)
+    for name in ("edit_commands", "example_commands", "source_commands"):
+        importlib.import_module(f"tfbuild.cli.{name}")
+    app.add_typer(toolchain_commands.toolchain_app, name="toolchain")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -2,25 +2,31 @@
 
 Each command turns its flags into the typed options (:func:`tfbuild.build.options.resolve_build_options`
 layers them over tfbuild.toml and the environment) and calls one library function; TensorFlow
-and the docker SDK are imported only by the code paths that need them.
+and the docker SDK are imported only by the code paths that need them. :mod:`tfbuild.cli` adds
+the commands to the app by name.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
-from tfbuild.cli import app
+from tfbuild.flavour import Flavour
+
+if TYPE_CHECKING:
+    from tfbuild.build.options import BuildOptions
 
 _out = Console(highlight=False, soft_wrap=True)
 _plain = Console(highlight=False, markup=False, soft_wrap=True)
 
 
-def _options(cli: dict, config: Path | None, *, require_target: bool = True):
+def _options(cli: Mapping[str, object], config: Path | None, *, require_target: bool = True) -> BuildOptions:
     from tfbuild.build.options import resolve_build_options
 
     given = {name: value for name, value in cli.items() if value not in (None, [], ())}
@@ -32,7 +38,6 @@ def _options(cli: dict, config: Path | None, *, require_target: bool = True):
 _CONFIG = typer.Option(None, "--config", help="tfbuild.toml to read (default: ./tfbuild.toml if present).")
 
 
-@app.command("targets")
 def targets_command() -> None:
     """List the build targets (toolchains/*.toml): platform, flavours, what the build needs."""
     from tfbuild.toolchain.targets import load_targets
@@ -51,7 +56,6 @@ def targets_command() -> None:
     _out.print(table)
 
 
-@app.command("workspace")
 def workspace_command(
     sdk: Path | None = typer.Option(None, "--sdk", help="Android SDK directory."),
     ndk: Path | None = typer.Option(None, "--ndk", help="Android NDK directory."),
@@ -65,7 +69,10 @@ def workspace_command(
     from tfbuild.build.workspace import write_android_workspace
 
     options = _options(
-        dict(sdk=sdk, ndk=ndk, api_level=api_level, build_tools=build_tools, ndk_api_level=ndk_api_level, source=source),
+        {
+            "sdk": sdk, "ndk": ndk, "api_level": api_level, "build_tools": build_tools,
+            "ndk_api_level": ndk_api_level, "source": source,
+        },
         config,
         require_target=False,
     )
@@ -74,7 +81,6 @@ def workspace_command(
     _plain.print(f"wrote {update.path}")
 
 
-@app.command("linkflags")
 def linkflags_command(
     target: str | None = typer.Option(None, "--target", help="Build target (see 'tfbuild targets')."),
     artifacts: Path | None = typer.Option(
@@ -88,7 +94,7 @@ def linkflags_command(
     from tfbuild.build.linkflags import link_inputs, render_link_snippets, write_link_snippets
     from tfbuild.toolchain.targets import get_target
 
-    options = _options(dict(target=target, source=source), config)
+    options = _options({"target": target, "source": source}, config)
     profile = get_target(options.target)
     artifacts_dir = artifacts.resolve() if artifacts is not None else options.output_dir
     inputs = link_inputs(profile, artifacts_dir, source=options.source)
@@ -103,12 +109,11 @@ def linkflags_command(
         _plain.print(f"note: not in {artifacts_dir} yet: {', '.join(inputs.missing)} (build first)")
 
 
-@app.command("build")
 def build_command(
     target: str | None = typer.Option(None, "--target", help="Build target (see 'tfbuild targets')."),
     model: list[Path] = typer.Option([], "--model", help="Model file or SavedModel (repeat for several)."),
     source: Path | None = typer.Option(None, "--source", help="TensorFlow source tree to build."),
-    flavour: str | None = typer.Option(None, "--flavour", help="makefile | bazel | ops-library (default: chosen)."),
+    flavour: str | None = typer.Option(None, "--flavour", help=f"{' | '.join(Flavour)} (default: chosen)."),
     out: Path | None = typer.Option(None, "--out", help="Output directory (default: tfbuild-out/<target>)."),
     local: bool | None = typer.Option(None, "--local/--no-local", help="Run on this machine, not in a container."),
     dry_run: bool | None = typer.Option(None, "--dry-run", help="Print the full plan; build nothing."),
@@ -135,14 +140,14 @@ def build_command(
     from tfbuild.build.run import run_build
 
     options = _options(
-        dict(
-            target=target, models=model, source=source, flavour=flavour, output_dir=out, local=local,
-            dry_run=dry_run, op_sources=op_source, ops_library_name=ops_library_name, jobs=jobs,
-            timeout=timeout, protobuf_rename=protobuf_rename, extra_cflags=extra_cflag,
-            default_ops=default_ops, granularity=granularity, sdk=sdk, ndk=ndk, api_level=api_level,
-            build_tools=build_tools, ndk_api_level=ndk_api_level, base_image=base_image,
-            cache_prefix=cache_prefix,
-        ),
+        {
+            "target": target, "models": model, "source": source, "flavour": flavour, "output_dir": out,
+            "local": local, "dry_run": dry_run, "op_sources": op_source, "ops_library_name": ops_library_name,
+            "jobs": jobs, "timeout": timeout, "protobuf_rename": protobuf_rename, "extra_cflags": extra_cflag,
+            "default_ops": default_ops, "granularity": granularity, "sdk": sdk, "ndk": ndk,
+            "api_level": api_level, "build_tools": build_tools, "ndk_api_level": ndk_api_level,
+            "base_image": base_image, "cache_prefix": cache_prefix,
+        },
         config,
     )
     result = run_build(options, console=_out if not options.dry_run else None)

@@ -16,6 +16,7 @@ from rich.text import Text
 
 from tfbuild.cli import app
 from tfbuild.errors import ConfigError
+from tfbuild.flavour import TREE_FLAVOURS, Flavour
 
 protobuf_app = typer.Typer(help="Protobuf handling for the contrib Makefile build.", no_args_is_help=True)
 app.add_typer(protobuf_app, name="protobuf")
@@ -24,17 +25,17 @@ _SOURCE_HELP = "The TensorFlow checkout (a git repository)."
 _MODEL_HELP = "A model file, SavedModel directory or JSON ops list. Repeatable."
 _HEADER_HELP = "An ops_to_register.h (from `tfbuild header` or TensorFlow's own tool)."
 _OP_LIBRARY_HELP = "Custom-op library (.so) to load before analysing models. Repeatable."
-_FLAVOURS = ("makefile", "bazel")
 
 
 def _out() -> Console:
     return Console(highlight=False, soft_wrap=True)
 
 
-def _flavour(value: str) -> str:
-    if value not in _FLAVOURS:
-        raise ConfigError(f"unknown flavour {value!r}", hint="use makefile or bazel")
-    return value
+def _flavour(value: str) -> Flavour:
+    if value not in TREE_FLAVOURS:
+        choices = " or ".join(flavour.value for flavour in TREE_FLAVOURS)
+        raise ConfigError(f"unknown flavour {value!r}", hint=f"use {choices}")
+    return Flavour(value)
 
 
 @app.command("edit")
@@ -61,7 +62,7 @@ def edit(
         result = run_revert(source)
         if result.reverted:
             out.print(Text(f"reverted {result.removed_commits} tfbuild commit(s): back on {result.restored} "
-                           f"({result.restored_commit[:12]}), {WORK_BRANCH} deleted"))
+                           f"({(result.restored_commit or '')[:12]}), {WORK_BRANCH} deleted"))
         else:
             out.print(Text(f"nothing to revert: {source} has no {WORK_BRANCH} branch"))
         return

@@ -24,7 +24,7 @@ def example_command(
 
     console = Console(highlight=False, markup=False, soft_wrap=True)
     console.print("Building the example op library (plain, then selective); this takes a minute.")
-    result = run_example(ExampleOptions(out_dir=out, jobs=jobs or None))
+    result = run_example(ExampleOptions(out_dir=out, jobs=jobs or None), console=console)
 
     table = Table(title=f"Ops used by {result.model.name}")
     for column in ("Op", "Kernel classes", "Dtypes", "Nodes"):

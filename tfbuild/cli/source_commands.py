@@ -20,6 +20,10 @@ from tfbuild.cli import _state, app, stderr
 from tfbuild.errors import SourceTreeError
 
 _SOURCE_HELP = "The TensorFlow source tree (default: the current directory)."
+_ORIGIN_HELP = "Clone or fetch this URL or path first (else report on --source)."
+_REF_HELP = "Tag, branch or commit to check out (default: the origin's default branch)."
+_WORKDIR_HELP = "Where the clone lives (default: ./<name of the origin>); reused if it holds one."
+_ALLOW_DIRTY_HELP = "Check out even if tracked files have uncommitted changes."
 
 
 def _out() -> Console:
@@ -28,10 +32,10 @@ def _out() -> Console:
 
 @app.command("source")
 def source(
-    origin: str | None = typer.Argument(None, help="Clone or fetch this URL or path first (else report on --source)."),
-    ref: str | None = typer.Option(None, "--ref", help="Tag, branch or commit to check out (default: the origin's default branch)."),
-    workdir: Path | None = typer.Option(None, "--workdir", help="Where the clone lives (default: ./<name of the origin>); reused if it holds one."),
-    allow_dirty: bool = typer.Option(False, "--allow-dirty", help="Check out even if tracked files have uncommitted changes."),
+    origin: str | None = typer.Argument(None, help=_ORIGIN_HELP),
+    ref: str | None = typer.Option(None, "--ref", help=_REF_HELP),
+    workdir: Path | None = typer.Option(None, "--workdir", help=_WORKDIR_HELP),
+    allow_dirty: bool = typer.Option(False, "--allow-dirty", help=_ALLOW_DIRTY_HELP),
     source_dir: Path = typer.Option(Path("."), "--source", help=_SOURCE_HELP),
     as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
 ) -> None:
@@ -44,12 +48,16 @@ def source(
     if as_json:
         out.print(Text(json.dumps(info.to_json(), indent=2)))
         return
-    commit = "not a git checkout" if info.commit is None else info.commit + (" (uncommitted changes)" if info.dirty else "")
+    if info.commit is None:
+        commit = "not a git checkout"
+    else:
+        commit = info.commit + (" (uncommitted changes)" if info.dirty else "")
     family = f"{info.filegroup_family}_* in tensorflow/core/kernels/BUILD" if info.filegroup_family else "none found"
     rows = [
         ("TensorFlow", info.tf_version),
         ("Bazel", f"{info.bazel_version or 'unknown'} ({info.bazel_version_source})"),
-        ("Flavours", ", ".join(info.flavours) or "none (no contrib Makefile, no Bazel kernels BUILD)"),
+        ("Flavours", ", ".join(flavour.value for flavour in info.flavours)
+         or "none (no contrib Makefile, no Bazel kernels BUILD)"),
         ("Mobile filegroups", family),
         ("Commit", commit),
     ]
@@ -77,7 +85,8 @@ def kernels(
             for note in stats.notes:
                 stderr.print(Text(f"note: {note}"))
         else:
-            stderr.print(Text(f"note: {len(stats.notes)} macro use(s) could not be read and were skipped (--debug lists them)"))
+            skipped = len(stats.notes)
+            stderr.print(Text(f"note: {skipped} macro use(s) could not be read and were skipped (--debug lists them)"))
     if as_json:
         report = {
             "source": str(source_dir.resolve()),

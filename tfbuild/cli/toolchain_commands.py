@@ -1,4 +1,5 @@
-"""``tfbuild toolchain base|build|list``: the Docker images builds run in."""
+"""``tfbuild toolchain base|build|list``: the Docker images builds run in, as a sub-app
+:mod:`tfbuild.cli` adds under ``toolchain``."""
 
 from __future__ import annotations
 
@@ -8,13 +9,11 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from tfbuild.cli import app
 from tfbuild.errors import ConfigError
 
 toolchain_app = typer.Typer(
     help="Make the base image and the toolchain images builds run in.", no_args_is_help=True
 )
-app.add_typer(toolchain_app, name="toolchain")
 
 _out = Console(highlight=False, markup=False, soft_wrap=True)
 
@@ -29,7 +28,9 @@ def parse_build_args(pairs: list[str]) -> dict[str, str]:
     for pair in pairs:
         name, sep, value = pair.partition("=")
         if not sep or not name:
-            raise ConfigError(f"--build-arg {pair!r}: expected NAME=VALUE", hint="e.g. --build-arg BAZEL_VERSION=0.26.1")
+            raise ConfigError(
+                f"--build-arg {pair!r}: expected NAME=VALUE", hint="e.g. --build-arg BAZEL_VERSION=0.26.1"
+            )
         args[name] = value
     return args
 
@@ -38,9 +39,9 @@ def parse_build_args(pairs: list[str]) -> dict[str, str]:
 def base_command(
     suite: str = typer.Option("bookworm", "--suite", help="Debian suite to debootstrap."),
     mirror: str = typer.Option("http://deb.debian.org/debian", "--mirror", help="Debian mirror URL."),
-    tag: str = typer.Option(None, "--tag", help="Image tag (default: tfbuild-base:<suite>)."),
+    tag: str | None = typer.Option(None, "--tag", help="Image tag (default: tfbuild-base:<suite>)."),
     force: bool = typer.Option(False, "--force", help="Make it again even if the tag exists."),
-    workdir: Path = typer.Option(None, "--workdir", help="Scratch directory for the root file system."),
+    workdir: Path | None = typer.Option(None, "--workdir", help="Scratch directory for the root file system."),
 ) -> None:
     """Make the Debian base image with debootstrap + docker import (needs root, no registry)."""
     from tfbuild.toolchain.base_image import BaseImageOptions, make_base_image
@@ -54,7 +55,7 @@ def base_command(
 @toolchain_app.command("build")
 def build_command(
     name: str = typer.Argument(..., help="Toolchain name: docker/<NAME>.Dockerfile (linux, bazel, android)."),
-    base: str = typer.Option(None, "--base", help="Base image (default: tfbuild-base:bookworm)."),
+    base: str | None = typer.Option(None, "--base", help="Base image (default: tfbuild-base:bookworm)."),
     build_arg: list[str] = typer.Option([], "--build-arg", help="NAME=VALUE passed to the Dockerfile."),
     force: bool = typer.Option(False, "--force", help="Build again even if the tag exists."),
 ) -> None:
@@ -70,7 +71,7 @@ def build_command(
 
 @toolchain_app.command("list")
 def list_command(
-    base: str = typer.Option(None, "--base", help="Base image the tags are computed for."),
+    base: str | None = typer.Option(None, "--base", help="Base image the tags are computed for."),
 ) -> None:
     """Show each toolchain, the tag its default arguments give, and whether that image exists."""
     from tfbuild.toolchain.images import list_toolchains

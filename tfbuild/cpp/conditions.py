@@ -113,24 +113,31 @@ class _Parser:
                 self.take()
             return value
         if token.text == "defined":
-            parenthesised = self.peek() == "("
-            if parenthesised:
-                self.take()
-            name = self.take().text
-            if parenthesised and self.peek() == ")":
-                self.take()
-            known = self.is_defined(name)
-            return None if known is None else int(known)
+            return self._defined()
         if token.kind == "num":
             return _integer(token.text)
         if token.kind == "id":
-            if self.peek() == "(":  # a function-like macro or __has_include(...): unknown
-                self._skip_group()
-                return None
-            if token.text in ("true", "false"):
-                return int(token.text == "true")
-            return self.value_of(token.text)
+            return self._identifier(token.text)
         return None
+
+    def _defined(self) -> int | None:
+        """``defined NAME`` or ``defined(NAME)``, after the ``defined``."""
+        parenthesised = self.peek() == "("
+        if parenthesised:
+            self.take()
+        name = self.take().text
+        if parenthesised and self.peek() == ")":
+            self.take()
+        known = self.is_defined(name)
+        return None if known is None else int(known)
+
+    def _identifier(self, name: str) -> int | None:
+        if self.peek() == "(":  # a function-like macro or __has_include(...): unknown
+            self._skip_group()
+            return None
+        if name in ("true", "false"):
+            return int(name == "true")
+        return self.value_of(name)
 
     def _skip_group(self) -> None:
         depth = 0

@@ -112,7 +112,7 @@ def lex(text: str, start: int = 0, end: int | None = None) -> list[Token]:
         match = _TOKEN.match(text, position, stop)
         assert match is not None  # the last alternative matches any character
         position = match.end()
-        kind = match.lastgroup
+        kind = match.lastgroup or "punct"  # every alternative is a named group
         if kind == "ws":
             white = True
             continue
@@ -133,8 +133,9 @@ def lex_invocation(text: str, start: int) -> tuple[list[Token], int] | None:
     position = start
     while position < len(text):
         match = _TOKEN.match(text, position)
+        assert match is not None  # the last alternative matches any character
         position = match.end()
-        kind = match.lastgroup
+        kind = match.lastgroup or "punct"  # every alternative is a named group
         if kind == "ws":
             white = True
             continue
@@ -404,4 +405,4 @@ def _bind(macro: Macro, arguments: list[list[Token]], commas: list[Token]) -> di
         return {}
     if len(arguments) != len(params):
         raise MacroError(f"{macro.name}: {len(arguments)} arguments for {len(params)}")
-    return dict(zip(params, arguments))
+    return dict(zip(params, arguments, strict=True))

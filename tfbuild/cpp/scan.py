@@ -82,8 +82,8 @@ def is_kernel_source(relative: str) -> bool:
     name = relative.rsplit("/", 1)[-1]
     if ".cu." in name or "_gpu" in name or "_sycl" in name or "_rocm" in name:
         return False
-    return not (name.endswith("_test.cc") or "_testutil" in name or "test_util" in name
-                or "_testlib" in name or name.endswith("_main.cc"))
+    return not (name.endswith(("_test.cc", "_main.cc"))
+                or "_testutil" in name or "test_util" in name or "_testlib" in name)
 
 
 def follows_include(relative: str) -> bool:
@@ -260,17 +260,7 @@ class _Scanner:
             return
         keyword, rest = match.group(1), match.group(2).strip()
         if keyword in ("if", "ifdef", "ifndef"):
-            if not self.conditions.active:
-                self.conditions.push(False, "")
-            elif keyword == "if":
-                self.conditions.push(self._evaluate(rest), " ".join(rest.split()))
-            else:
-                name = rest.split()[0] if rest.split() else ""
-                known = self._is_defined(name)
-                if keyword == "ifndef":
-                    self.conditions.push(None if known is None else not known, f"!defined({name})")
-                else:
-                    self.conditions.push(known, f"defined({name})")
+            self._open_conditional(keyword, rest)
         elif keyword == "elif":
             parent_active = self.conditions.parent_active
             self.conditions.branch(self._evaluate(rest) if parent_active else False, " ".join(rest.split()))
@@ -278,16 +268,33 @@ class _Scanner:
             self.conditions.branch(True, None)
         elif keyword == "endif":
             self.conditions.pop()
-        elif not self.conditions.active:
-            return
-        elif keyword == "define":
+        elif self.conditions.active:
+            self._active_directive(keyword, rest, number)
+
+    def _open_conditional(self, keyword: str, rest: str) -> None:
+        """``#if``, ``#ifdef`` or ``#ifndef``."""
+        if not self.conditions.active:
+            self.conditions.push(False, "")
+        elif keyword == "if":
+            self.conditions.push(self._evaluate(rest), " ".join(rest.split()))
+        else:
+            name = _first_word(rest)
+            known = self._is_defined(name)
+            if keyword == "ifndef":
+                self.conditions.push(None if known is None else not known, f"!defined({name})")
+            else:
+                self.conditions.push(known, f"defined({name})")
+
+    def _active_directive(self, keyword: str, rest: str, number: int) -> None:
+        """A directive other than a conditional, in code the build compiles."""
+        if keyword == "define":
             macro = parse_define(rest, origin=self.relative, guard=self.conditions.guard)
             if macro is not None:
                 self.table.define(macro, tentative=self.conditions.guard is not None)
             else:
                 self.result.notes.append(f"{self.relative}:{number}: unreadable #define skipped")
         elif keyword == "undef" and self.conditions.guard is None:
-            self.table.undefine(rest.split()[0] if rest.split() else "")
+            self.table.undefine(_first_word(rest))
         elif keyword == "include":
             self._include(rest)
 
@@ -363,18 +370,19 @@ class _Scanner:
         parsed = parse_builder(builder)
         if parsed is None:
             self.result.notes.append(
-                f"{self.relative}:{number}: kernel {kernel_class!r}: op name is not a string literal ({spell(builder)[:80]})"
+                f"{self.relative}:{number}: kernel {kernel_class!r}: op name is not a string literal "
+                f"({spell(builder)[:80]})"
             )
             return
         op, device, constraints = parsed
         if device != "CPU":
             return
-        local_guards = sorted({
-            self.table.macros[used].guard for used in expander.used
-            if used in self.table.macros and self.table.macros[used].origin == self.relative
-            and self.table.macros[used].guard
-        })
-        guards = ([guard] if guard else []) + [g for g in local_guards if g != guard]
+        local: set[str] = set()
+        for used in expander.used:
+            macro = self.table.macros.get(used)
+            if macro is not None and macro.origin == self.relative and macro.guard:
+                local.add(macro.guard)
+        guards = ([guard] if guard else []) + [g for g in sorted(local) if g != guard]
         self.result.registrations.append(FoundRegistration(
             op=op, kernel_class=kernel_class, device=device, type_constraints=constraints,
             file=self.relative, line=number, guard=" && ".join(guards) if guards else None,
@@ -382,6 +390,11 @@ class _Scanner:
 
 
 _CONTINUATION = re.compile(r"\\[ \t\r]*\n")
+
+
+def _first_word(text: str) -> str:
+    words = text.split(maxsplit=1)
+    return words[0] if words else ""
 
 
 def _logical_lines(text: str) -> Iterator[tuple[int, str]]:

@@ -150,16 +150,26 @@ def analyze_models(models: Sequence[Path], op_libraries: Sequence[Path] = ()) ->
     ``op_libraries`` (custom-op ``.so`` files) are loaded into TensorFlow first so the app's own
     ops and kernels are found in the registry.
     """
+    _require_models(models)
+    return analyze_loaded([load_model(Path(m)) for m in models], op_libraries)
+
+
+def analyze_loaded(models: Sequence[LoadedModel], op_libraries: Sequence[Path] = ()) -> Analysis:
+    """:func:`analyze_models` of models already loaded (:func:`~tfbuild.model.formats.load_model`),
+    for callers that looked at them first and must not read them twice."""
+    _require_models(models)
+    registry = _KernelRegistry(op_libraries)
+    collector = _Collector(registry)
+    for model in models:
+        collector.add_model(model)
+    return collector.result(registry.tensorflow_version)
+
+
+def _require_models(models: Sequence[object]) -> None:
     if not models:
         raise ConfigError(
             "no model given", hint="pass one or more model files or SavedModel directories"
         )
-    loaded = [load_model(Path(m)) for m in models]
-    registry = _KernelRegistry(op_libraries)
-    collector = _Collector(registry)
-    for model in loaded:
-        collector.add_model(model)
-    return collector.result(registry.tensorflow_version)
 
 
 class _KernelRegistry:

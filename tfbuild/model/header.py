@@ -109,6 +109,33 @@ def header_ops_and_kernels(
 
 def render_header(analysis: Analysis, options: HeaderOptions = HeaderOptions()) -> str:
     """The text of ops_to_register.h for ``analysis`` (see the module and HeaderOptions docs)."""
+    ops, kernel_classes = _selection(analysis, options)
+    return render(
+        "ops_to_register.h.j2",
+        comment_lines=_comment_lines(analysis, options),
+        registers_everything=options.registers_everything,
+        op_granularity=options.granularity == "op",
+        kernel_classes=kernel_classes,
+        ops=ops,
+        register_gradients="SymbolicGradient" in ops,
+    )
+
+
+def header_contents(analysis: Analysis, options: HeaderOptions = HeaderOptions()) -> HeaderContents:
+    """What the header :func:`render_header` writes for ``analysis`` selects: the value
+    :func:`parse_header` reads back from that file, for steps that run in the same process as
+    the rendering and so need not read it back."""
+    ops, kernel_classes = _selection(analysis, options)
+    if options.registers_everything:
+        return HeaderContents(frozenset(), (), registers_everything=True, op_granularity=False)
+    op_granularity = options.granularity == "op"
+    listed = () if op_granularity else tuple(dict.fromkeys(kernel_classes))
+    return HeaderContents(frozenset(ops), listed, registers_everything=False, op_granularity=op_granularity)
+
+
+def _selection(analysis: Analysis, options: HeaderOptions) -> tuple[list[str], list[str]]:
+    """The header's ops (sorted) and kernel classes (in TF's order, one per op using them),
+    checked to be safe to write and to select something."""
     pairs = header_ops_and_kernels(analysis, options)
     for op, kernel_class in pairs:
         if not is_valid_op_name(op):
@@ -127,15 +154,7 @@ def render_header(analysis: Analysis, options: HeaderOptions = HeaderOptions()) 
             f"{models}: no TensorFlow op with a kernel found, so the header would register nothing",
             hint="a TFLite model without Flex ops needs no TensorFlow kernels",
         )
-    return render(
-        "ops_to_register.h.j2",
-        comment_lines=_comment_lines(analysis, options),
-        registers_everything=options.registers_everything,
-        op_granularity=options.granularity == "op",
-        kernel_classes=kernel_classes,
-        ops=ops,
-        register_gradients="SymbolicGradient" in ops,
-    )
+    return ops, kernel_classes
 
 
 def write_header(analysis: Analysis, path: Path, options: HeaderOptions = HeaderOptions()) -> Path:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tfbuild.errors import ToolchainError
-from tfbuild.toolchain.engine import docker_client, image_exists
+from tfbuild.toolchain.engine import docker_client, image_exists, image_id
 
 BASE_REPOSITORY = "tfbuild-base"
 DEFAULT_SUITE = "bookworm"
@@ -67,7 +67,7 @@ def make_base_image(
     tag = options.image_tag
     if image_exists(client, tag) and not options.force:
         log(f"{tag} already exists (use --force to make it again)")
-        return BaseImageResult(tag, client.images.get(tag).id, False, time.monotonic() - started)
+        return BaseImageResult(tag, image_id(client, tag), False, time.monotonic() - started)
     _check_can_debootstrap()
     with tempfile.TemporaryDirectory(prefix="tfbuild-base-", dir=options.workdir) as scratch:
         rootfs = Path(scratch) / "rootfs"
@@ -81,8 +81,7 @@ def make_base_image(
             src=str(tarball), repository=repository, tag=suite_tag or "latest",
             changes=list(_IMAGE_CHANGES),
         )
-    image = client.images.get(tag)
-    return BaseImageResult(tag, image.id, True, time.monotonic() - started)
+    return BaseImageResult(tag, image_id(client, tag), True, time.monotonic() - started)
 
 
 def _check_can_debootstrap() -> None:
@@ -120,10 +119,10 @@ def _run(argv: list[str], what: str, log: Callable[[str], None]) -> None:
     process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     tail: list[str] = []
     assert process.stdout is not None
-    for line in process.stdout:
-        line = line.rstrip("\n")
+    for output in process.stdout:
+        line = output.rstrip("\n")
         log(line)
-        tail = (tail + [line])[-15:]
+        tail = [*tail, line][-15:]
     if process.wait() != 0:
         raise ToolchainError(
             f"{what} failed with exit code {process.returncode}: " + " | ".join(tail[-5:]),

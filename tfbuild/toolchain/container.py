@@ -11,6 +11,7 @@ Only the docker SDK is used; commands are argv lists, never shell strings.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import re
@@ -20,30 +21,45 @@ import tempfile
 import threading
 import time
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from types import TracebackType
+from typing import TYPE_CHECKING
 
 import docker.errors
 from docker.types import Mount as DockerMount
 
 import docker
-from tfbuild.errors import BuildError, ToolchainError
+from tfbuild.errors import BuildError, CommandTimeout, ToolchainError
+from tfbuild.kill_timer import KillTimer
 from tfbuild.toolchain.engine import docker_client
 from tfbuild.toolchain.image_spec import Mount
+
+if TYPE_CHECKING:
+    from _typeshed import WriteableBuffer
+    from docker.models.containers import Container
+
+__all__ = [
+    "CONTAINER_PREFIX",
+    "LABEL_ROLE",
+    "BuildContainer",
+    "CommandTimeout",
+    "ContainerConfig",
+    "ContainerStartError",
+    "calling_user",
+    "unique_name",
+    "wait_gone",
+]
 
 CONTAINER_PREFIX = "tfbuild"
 LABEL_ROLE = "org.tfbuild.role"
 LineFn = Callable[[str], None]
+_ROOT = PurePosixPath("/")
 
 
 class ContainerStartError(ToolchainError):
     """The container could not be created or started (missing image, bad mount, ...)."""
-
-
-class CommandTimeout(BuildError):
-    """A command ran past its time limit; the container was killed."""
 
 
 @dataclass(frozen=True)
@@ -53,7 +69,7 @@ class ContainerConfig:
     image: str
     mounts: tuple[Mount, ...] = ()
     env: Mapping[str, str] = field(default_factory=dict)
-    workdir: PurePosixPath = PurePosixPath("/")
+    workdir: PurePosixPath = _ROOT
     user: str | None = None  # "uid:gid"; default: the calling user's
     name_hint: str = "build"
 
@@ -80,7 +96,7 @@ class BuildContainer:
         self.config = config
         self.name = unique_name(config.name_hint)
         self._client = client
-        self._container = None
+        self._container: Container | None = None
         self._lock = threading.Lock()
 
     # -- lifetime -------------------------------------------------------------------------
@@ -88,7 +104,7 @@ class BuildContainer:
         client = self._client or docker_client()
         self._client = client
         try:
-            self._container = client.containers.create(
+            container = client.containers.create(
                 self.config.image,
                 command=["sleep", "infinity"],
                 name=self.name,
@@ -100,10 +116,11 @@ class BuildContainer:
                 init=True,
                 network_mode="bridge",
             )
-            self._container.start()
+            self._container = container
+            container.start()
             self._open_cache_volumes()
         except BaseException as error:
-            self._remove()
+            self.kill()
             if isinstance(error, docker.errors.DockerException):
                 raise ContainerStartError(
                     f"could not start a container from {self.config.image}: {_explain(error)}",
@@ -118,18 +135,17 @@ class BuildContainer:
         exc: BaseException | None,
         traceback: TracebackType | None,
     ) -> None:
-        self._remove()
+        self.kill()
 
-    def _remove(self) -> None:
-        """Kill and remove the container; safe to call twice, and when it never started."""
+    def kill(self) -> None:
+        """Kill and remove the container now (what leaving the ``with`` block does). Safe from
+        any thread, more than once, and when it never started; commands still running end."""
         with self._lock:
             container, self._container = self._container, None
         if container is None:
             return
-        try:
+        with contextlib.suppress(docker.errors.NotFound):
             container.remove(force=True)
-        except docker.errors.NotFound:
-            pass
 
     # -- commands -------------------------------------------------------------------------
     def run(
@@ -146,28 +162,27 @@ class BuildContainer:
         (stdout and stderr merged) to ``on_line`` as it arrives.
 
         Past ``timeout`` seconds the whole container is killed (a command's children cannot
-        outlive it that way) and :class:`CommandTimeout` is raised.
+        outlive it that way) and :class:`~tfbuild.errors.CommandTimeout` is raised.
         """
-        container = self._require()
-        api = self._client.api
-        exec_id = api.exec_create(
-            container.id,
-            list(argv),
-            workdir=str(workdir or self.config.workdir),
-            environment=dict(env or {}),
-            user=user or self.config.user or calling_user(),
-        )["Id"]
-        timer = _KillTimer(timeout, self._remove) if timeout is not None else None
-        try:
-            stream = api.exec_start(exec_id, stream=True)
-            _split_lines(stream, on_line or (lambda line: None))
-        except (docker.errors.APIError, OSError) as error:
-            if timer is None or not timer.fired:
-                raise BuildError(f"lost the container {self.name} while running {argv[0]}: {error}") from None
-        finally:
-            if timer is not None:
-                timer.cancel()
-        if timer is not None and timer.fired:
+        container, client = self._require()
+        api = client.api
+        exec_id = str(
+            api.exec_create(
+                container.id,
+                list(argv),
+                workdir=str(workdir or self.config.workdir),
+                environment=dict(env or {}),
+                user=user or self.config.user or calling_user(),
+            )["Id"]
+        )
+        with KillTimer(timeout, self.kill) as timer:
+            try:
+                stream = api.exec_start(exec_id, stream=True)
+                _split_lines(stream, on_line or (lambda line: None))
+            except (docker.errors.APIError, OSError) as error:
+                if not timer.fired:
+                    raise BuildError(f"lost the container {self.name} while running {argv[0]}: {error}") from None
+        if timer.fired:
             raise CommandTimeout(
                 f"{' '.join(argv)[:120]}: no result after {timeout:g} s; container {self.name} was killed",
                 hint="raise the timeout, or look at the build log for the step that hangs",
@@ -181,19 +196,24 @@ class BuildContainer:
     def copy_out(self, path: PurePosixPath, destination: Path) -> Path:
         """Copy file or directory ``path`` out of the container to ``destination``.
 
-        Extracted through a temporary directory beside the destination and renamed into place,
-        with ownership dropped, so the result belongs to the calling user and a failed copy
-        leaves nothing half-written.
+        The archive Docker sends is extracted as it arrives (never held whole in memory),
+        refusing members that would land outside the destination (tarfile's "data" filter),
+        into a temporary directory beside the destination that is then renamed into place, with
+        ownership dropped, so the result belongs to the calling user and a failed copy leaves
+        nothing half-written.
         """
-        container = self._require()
+        container, _ = self._require()
         try:
-            chunks, _ = container.get_archive(str(path))
+            chunks, _stat = container.get_archive(str(path))
         except docker.errors.NotFound:
             raise BuildError(f"{path}: not found in container {self.name}") from None
         destination.parent.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryDirectory(dir=destination.parent, prefix=".tfbuild-copy-") as scratch:
-            with tarfile.open(fileobj=io.BytesIO(b"".join(chunks))) as tar:
+            stream = io.BufferedReader(_ChunkReader(chunks), buffer_size=1 << 20)
+            with tarfile.open(fileobj=stream, mode="r|*") as tar:
                 tar.extractall(scratch, filter="data")
+            for _padding in chunks:  # read the response to its end, so its connection is released
+                pass
             (extracted,) = Path(scratch).iterdir()
             if destination.is_dir() and not destination.is_symlink():
                 shutil.rmtree(destination)
@@ -201,10 +221,11 @@ class BuildContainer:
         return destination
 
     # -- helpers --------------------------------------------------------------------------
-    def _require(self):
-        if self._container is None:
+    def _require(self) -> tuple[Container, docker.DockerClient]:
+        container, client = self._container, self._client
+        if container is None or client is None:
             raise BuildError(f"container {self.name} is not running")
-        return self._container
+        return container, client
 
     def _base_env(self) -> dict[str, str]:
         env = dict(self.config.env)
@@ -227,25 +248,32 @@ class BuildContainer:
                     raise ContainerStartError(f"could not open cache volume {mount.volume} to the build user")
 
 
-class _KillTimer:
-    """Calls ``kill`` once after ``seconds`` unless cancelled; remembers whether it fired."""
+class _ChunkReader(io.RawIOBase):
+    """The chunks of a ``get_archive`` response as a file read once, front to back, holding one
+    chunk at a time (a build's artifacts can be hundreds of megabytes)."""
 
-    def __init__(self, seconds: float, kill: Callable[[], None]) -> None:
-        self.fired = False
-        self._kill = kill
-        self._timer = threading.Timer(seconds, self._fire)
-        self._timer.daemon = True
-        self._timer.start()
+    def __init__(self, chunks: Iterator[bytes]) -> None:
+        super().__init__()
+        self._chunks = chunks
+        self._pending = memoryview(b"")
 
-    def _fire(self) -> None:
-        self.fired = True
-        self._kill()
+    def readable(self) -> bool:
+        return True
 
-    def cancel(self) -> None:
-        self._timer.cancel()
+    def readinto(self, buffer: WriteableBuffer) -> int:
+        while not self._pending:
+            chunk = next(self._chunks, None)
+            if chunk is None:
+                return 0
+            self._pending = memoryview(chunk)
+        target = memoryview(buffer).cast("B")
+        size = min(len(target), len(self._pending))
+        target[:size] = self._pending[:size]
+        self._pending = self._pending[size:]
+        return size
 
 
-def _split_lines(chunks, on_line: LineFn) -> None:
+def _split_lines(chunks: Iterable[bytes], on_line: LineFn) -> None:
     pending = b""
     for chunk in chunks:
         pending += chunk
@@ -257,9 +285,9 @@ def _split_lines(chunks, on_line: LineFn) -> None:
 
 
 def _docker_mount(mount: Mount) -> DockerMount:
-    if mount.volume is not None:
+    if mount.source is None:  # a named volume (a Mount has exactly one of the two)
         return DockerMount(str(mount.target), mount.volume, type="volume", read_only=mount.read_only)
-    source = Path(mount.source).resolve()  # type: ignore[arg-type]
+    source = mount.source.resolve()
     if not source.exists():
         raise ContainerStartError(
             f"{source}: directory to mount at {mount.target} does not exist",

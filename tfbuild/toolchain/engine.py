@@ -7,29 +7,37 @@ rather than a ``requests`` traceback from deep inside the docker SDK.
 
 from __future__ import annotations
 
-import docker.errors
+from docker.client import DockerClient
+from docker.errors import DockerException, ImageNotFound
 
-import docker
 from tfbuild.errors import ToolchainError
 
 DAEMON_HINT = "start dockerd (e.g. 'sudo dockerd &' or 'sudo service docker start'), or build with --local"
 
 
-def docker_client() -> docker.DockerClient:
+def docker_client() -> DockerClient:
     """A client for the engine named by the environment (``DOCKER_HOST`` or the local socket),
     checked with a ping so an unreachable daemon fails here, once, with the fix."""
     try:
-        client = docker.from_env(timeout=600)
+        client = DockerClient.from_env(timeout=600)
         client.ping()
-    except docker.errors.DockerException as error:
+    except DockerException as error:
         raise ToolchainError(f"the Docker engine is unreachable: {error}", hint=DAEMON_HINT) from None
     return client
 
 
-def image_exists(client: docker.DockerClient, tag: str) -> bool:
+def image_exists(client: DockerClient, tag: str) -> bool:
     """Whether ``tag`` names an image the engine already has."""
     try:
         client.images.get(tag)
-    except docker.errors.ImageNotFound:
+    except ImageNotFound:
         return False
     return True
+
+
+def image_id(client: DockerClient, tag: str) -> str:
+    """The id (``sha256:...``) of the image ``tag``, which the engine has."""
+    identifier = client.images.get(tag).id
+    if identifier is None:  # the engine always reports one; the SDK's types allow none
+        raise ToolchainError(f"the Docker engine reported no id for image {tag}", hint="check 'docker image inspect'")
+    return identifier

@@ -49,7 +49,7 @@ def bazel_release_binary(version: str, *, fetch: bool = True) -> Path:
             hint=f"run: {' '.join(command)}",
         )
     prefix.mkdir(parents=True, exist_ok=True)
-    completed = subprocess.run(command, capture_output=True, text=True)
+    completed = subprocess.run(command, capture_output=True, text=True, check=False)  # a failure is explained below
     if completed.returncode != 0 or not binary.is_file():
         lines = [line for line in completed.stderr.splitlines() if "error" in line and "complete log" not in line]
         lines.sort(key=lambda line: "No matching version" not in line)  # npm's clearest line first

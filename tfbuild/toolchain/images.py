@@ -23,15 +23,15 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-import docker.errors
+from docker.client import DockerClient
+from docker.errors import APIError, NotFound
 
-import docker
 from tfbuild.cache import cache_dir
 from tfbuild.errors import ToolchainError
 from tfbuild.fileio import atomic_write_bytes
 from tfbuild.resources import docker_dir
 from tfbuild.toolchain.base_image import default_base_tag
-from tfbuild.toolchain.engine import docker_client, image_exists
+from tfbuild.toolchain.engine import docker_client, image_exists, image_id
 from tfbuild.toolchain.image_context import context_files
 from tfbuild.toolchain.image_spec import ImageSpec, image_spec
 
@@ -97,7 +97,7 @@ def ensure_image(spec: ImageSpec, *, force: bool = False, log: LogFn = lambda li
         record = packages_record_path(spec.tag)
         if not record.exists():
             _save_packages_record(client, spec.tag)
-        return ToolchainImage(spec, client.images.get(spec.tag).id, False, record, time.monotonic() - started)
+        return ToolchainImage(spec, image_id(client, spec.tag), False, record, time.monotonic() - started)
     base = spec.build_args.get("BASE_IMAGE")
     if base and not image_exists(client, base):
         raise ToolchainError(
@@ -105,8 +105,8 @@ def ensure_image(spec: ImageSpec, *, force: bool = False, log: LogFn = lambda li
             hint="make it with 'tfbuild toolchain base' (needs root and a Debian mirror)",
         )
     _build(client, spec, log)
-    record = _save_packages_record(client, spec.tag)
-    return ToolchainImage(spec, client.images.get(spec.tag).id, True, record, time.monotonic() - started)
+    saved = _save_packages_record(client, spec.tag)
+    return ToolchainImage(spec, image_id(client, spec.tag), True, saved, time.monotonic() - started)
 
 
 def build_toolchain(
@@ -140,7 +140,7 @@ def list_toolchains(*, base: str | None = None) -> tuple[ToolchainStatus, ...]:
     return tuple(rows)
 
 
-def _build(client: docker.DockerClient, spec: ImageSpec, log: LogFn) -> None:
+def _build(client: DockerClient, spec: ImageSpec, log: LogFn) -> None:
     log(f"building {spec.tag} from docker/{spec.dockerfile}")
     with tempfile.TemporaryDirectory(prefix="tfbuild-context-") as context:
         _fill_context(Path(context), spec)
@@ -158,7 +158,7 @@ def _fill_context(context: Path, spec: ImageSpec) -> None:
             shutil.copy2(source, context / name)
 
 
-def _stream_build(client: docker.DockerClient, spec: ImageSpec, context: Path, log: LogFn) -> None:
+def _stream_build(client: DockerClient, spec: ImageSpec, context: Path, log: LogFn) -> None:
     tail: list[str] = []
     try:
         stream = client.api.build(
@@ -181,21 +181,21 @@ def _stream_build(client: docker.DockerClient, spec: ImageSpec, context: Path, l
             for line in chunk.get("stream", "").splitlines():
                 if line.strip():
                     log(line)
-                    tail = (tail + [line])[-10:]
-    except docker.errors.APIError as error:
+                    tail = [*tail, line][-10:]
+    except APIError as error:
         raise ToolchainError(
             f"docker/{spec.dockerfile}: image build failed: {error.explanation or error}",
             hint="check the build arguments and that the base image exists",
         ) from None
 
 
-def _save_packages_record(client: docker.DockerClient, tag: str) -> Path | None:
+def _save_packages_record(client: DockerClient, tag: str) -> Path | None:
     """Copy ``/etc/tfbuild/packages.txt`` out of image ``tag`` (without running it)."""
     container = client.containers.create(tag, command=["true"])
     try:
         try:
             chunks, _ = container.get_archive(PACKAGES_RECORD)
-        except docker.errors.NotFound:
+        except NotFound:
             return None
         archive = io.BytesIO(b"".join(chunks))
     finally:

@@ -13,35 +13,49 @@ sees it) and ``{ndk_api_level}``.
 
 from __future__ import annotations
 
-import dataclasses
 import functools
-import string as string_module
+import string
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Literal
 
-from tfbuild.config import (
-    boolean,
-    check_keys,
-    did_you_mean,
-    integer,
-    load_toml,
-    require_keys,
-    string,
-    string_table,
-    strings,
-    table,
-)
+from tfbuild.config import Check, did_you_mean, non_empty, read_toml
 from tfbuild.errors import ConfigError
+from tfbuild.flavour import Flavour
 from tfbuild.resources import toolchains_dir
 
-FLAVOURS = ("makefile", "bazel", "ops-library")
-PLATFORMS = ("linux", "android", "ios")
-HOST_REQUIREMENTS = ("ndk", "sdk", "xcode")
-ARTIFACT_KINDS = ("static-lib", "shared-lib", "aar", "executable", "header")
-SNIPPETS = ("xcconfig", "cmake", "ndk-build", "gradle", "makefile")
+# The words a profile may use; loading refuses any other, with the closest as a guess.
+Platform = Literal["linux", "android", "ios"]
+HostRequirement = Literal["ndk", "sdk", "xcode"]
+ArtifactKind = Literal["static-lib", "shared-lib", "aar", "executable", "header"]
+Snippet = Literal["xcconfig", "cmake", "ndk-build", "gradle", "makefile"]
+
+FLAVOURS: tuple[Flavour, ...] = tuple(Flavour)
+"""Every flavour, in the order :attr:`TargetProfile.flavours` lists them."""
+
 PLACEHOLDERS = frozenset({"makefile_dir", "ndk", "ndk_api_level"})
+
+
+def _known_placeholders(text: str) -> None:
+    for _, name, _, _ in string.Formatter().parse(text):
+        if name is not None and name not in PLACEHOLDERS:
+            raise ConfigError(
+                f"unknown placeholder '{{{name}}}'{did_you_mean(name, PLACEHOLDERS)}",
+                hint=f"known placeholders: {', '.join(sorted(PLACEHOLDERS))}",
+            )
+
+
+def _dockerfile_name(name: str) -> None:
+    if "/" in name or not name.endswith(".Dockerfile"):
+        raise ConfigError(f"'{name}' is not a file name under docker/ ending in .Dockerfile")
+
+
+Template = Annotated[str, Check(_known_placeholders)]
+"""A string that may hold placeholders (``{ndk}``), filled in by :func:`fill` at planning time."""
+
+DockerfileName = Annotated[str, Check(_dockerfile_name)]
+"""A toolchain's Dockerfile: a file name under ``docker/``."""
 
 
 @dataclass(frozen=True)
@@ -51,7 +65,7 @@ class ArtifactSpec:
 
     path: str
     name: str
-    kind: str
+    kind: ArtifactKind
 
 
 @dataclass(frozen=True)
@@ -66,6 +80,12 @@ class ProtobufBuild:
     args: tuple[str, ...] = ()
     configure_host: str | None = None
     cxx: str | None = None
+
+    def __post_init__(self) -> None:
+        if (self.script is None) == (self.configure_host is None):
+            raise ConfigError("give exactly one of 'script' or 'configure_host'")
+        if self.configure_host is not None and self.cxx is None:
+            raise ConfigError("a configure cross build needs 'cxx'")
 
 
 @dataclass(frozen=True)
@@ -83,12 +103,12 @@ class NsyncBuild:
 
 @dataclass(frozen=True)
 class MakefileProfile:
-    dockerfile: str | None  # None: runs on the host (iOS, a Mac with Xcode)
-    variables: Mapping[str, str]
+    variables: Mapping[str, Template]
     optflags: tuple[str, ...]
     protobuf: ProtobufBuild
     nsync: NsyncBuild
-    artifacts: tuple[ArtifactSpec, ...]
+    artifacts: Annotated[tuple[ArtifactSpec, ...], Check(non_empty)]
+    dockerfile: DockerfileName | None = None  # None: runs on the host (iOS, a Mac with Xcode)
     ndk_max_major: int | None = None
 
 
@@ -99,25 +119,25 @@ class BazelTarget:
 
     package: str
     name: str
-    kind: str
+    kind: ArtifactKind
 
 
 @dataclass(frozen=True)
 class BazelProfile:
-    dockerfile: str
+    dockerfile: DockerfileName
     config: str
     config_flags: tuple[str, ...]
-    targets: tuple[BazelTarget, ...]
+    targets: Annotated[tuple[BazelTarget, ...], Check(non_empty)]
     needs_android_workspace: bool = False
 
 
 @dataclass(frozen=True)
 class OpsLibraryProfile:
-    dockerfile: str | None
-    compiler: str
-    archiver: str
+    compiler: Template
+    archiver: Template
     cflags: tuple[str, ...]
-    kind: str  # "shared" | "static"
+    kind: Literal["shared", "static"]
+    dockerfile: DockerfileName | None = None
 
 
 @dataclass(frozen=True)
@@ -130,29 +150,35 @@ class LinkProfile:
     libs: tuple[str, ...]
     system_libs: tuple[str, ...]
     frameworks: tuple[str, ...]
-    snippets: tuple[str, ...]
+    snippets: tuple[Snippet, ...]
     stl: str | None = None
 
 
 @dataclass(frozen=True)
 class TargetProfile:
+    """One ``toolchains/<name>.toml``: the target, and a section per flavour that builds it."""
+
     name: str
     description: str
-    platform: str
+    platform: Platform
     arch: str
     runnable_here: bool
-    requires: tuple[str, ...]
+    requires: tuple[HostRequirement, ...]
     link: LinkProfile
     makefile: MakefileProfile | None = None
     bazel: BazelProfile | None = None
     ops_library: OpsLibraryProfile | None = None
     source: Path | None = None
 
+    def __post_init__(self) -> None:
+        if not self.flavours:
+            raise ConfigError("no flavour builds this target", hint="add [makefile], [bazel] or [ops_library]")
+
     @property
-    def flavours(self) -> tuple[str, ...]:
+    def flavours(self) -> tuple[Flavour, ...]:
         """The flavours that build this target, in :data:`FLAVOURS` order."""
-        present = {"makefile": self.makefile, "bazel": self.bazel, "ops-library": self.ops_library}
-        return tuple(name for name in FLAVOURS if present[name] is not None)
+        sections = {Flavour.MAKEFILE: self.makefile, Flavour.BAZEL: self.bazel, Flavour.OPS_LIBRARY: self.ops_library}
+        return tuple(flavour for flavour in FLAVOURS if sections[flavour] is not None)
 
     @property
     def is_64bit(self) -> bool:
@@ -189,184 +215,9 @@ def get_target(name: str) -> TargetProfile:
     return targets[name]
 
 
-_TOP_KEYS = ("description", "platform", "arch", "runnable_here", "requires", "makefile", "bazel", "ops_library", "link")
-
-
 def load_profile(path: Path) -> TargetProfile:
     """Read one profile; every problem is a :class:`ConfigError` naming the file and key."""
-    data = load_toml(path)
-    where = str(path)
-    check_keys(data, _TOP_KEYS, where=where)
-    require_keys(data, ("description", "platform", "arch", "runnable_here", "requires", "link"), where=where)
-    platform = _choice(data["platform"], PLATFORMS, where=f"{where}: platform")
-    requires = strings(data["requires"], where=f"{where}: requires")
-    for item in requires:
-        _choice(item, HOST_REQUIREMENTS, where=f"{where}: requires")
-    profile = TargetProfile(
-        name=path.stem,
-        description=string(data["description"], where=f"{where}: description"),
-        platform=platform,
-        arch=string(data["arch"], where=f"{where}: arch"),
-        runnable_here=boolean(data["runnable_here"], where=f"{where}: runnable_here"),
-        requires=requires,
-        link=_link(data["link"], f"{where}: [link]"),
-        makefile=_makefile(data["makefile"], f"{where}: [makefile]") if "makefile" in data else None,
-        bazel=_bazel(data["bazel"], f"{where}: [bazel]") if "bazel" in data else None,
-        ops_library=_ops_library(data["ops_library"], f"{where}: [ops_library]") if "ops_library" in data else None,
-        source=path,
-    )
-    if not profile.flavours:
-        raise ConfigError(f"{where}: no flavour builds this target", hint="add [makefile], [bazel] or [ops_library]")
-    return profile
-
-
-def _makefile(value: Any, where: str) -> MakefileProfile:
-    data = table(value, where=where)
-    keys = ("dockerfile", "variables", "optflags", "protobuf", "nsync", "artifacts", "ndk_max_major")
-    check_keys(data, keys, where=where)
-    require_keys(data, ("variables", "optflags", "protobuf", "nsync", "artifacts"), where=where)
-    variables = string_table(data["variables"], where=f"{where} variables")
-    for key, text in variables.items():
-        _check_placeholders(text, f"{where} variables.{key}")
-    return MakefileProfile(
-        dockerfile=_dockerfile(data, where),
-        variables=variables,
-        optflags=strings(data["optflags"], where=f"{where} optflags"),
-        protobuf=_protobuf(data["protobuf"], f"{where} protobuf"),
-        nsync=_nsync(data["nsync"], f"{where} nsync"),
-        artifacts=_artifacts(data["artifacts"], f"{where} artifacts"),
-        ndk_max_major=integer(data["ndk_max_major"], where=f"{where} ndk_max_major") if "ndk_max_major" in data else None,
-    )
-
-
-def _protobuf(value: Any, where: str) -> ProtobufBuild:
-    data = table(value, where=where)
-    check_keys(data, ("prefix", "script", "args", "configure_host", "cxx"), where=where)
-    require_keys(data, ("prefix",), where=where)
-    build = ProtobufBuild(
-        prefix=string(data["prefix"], where=f"{where}.prefix"),
-        script=string(data["script"], where=f"{where}.script") if "script" in data else None,
-        args=strings(data.get("args", []), where=f"{where}.args"),
-        configure_host=string(data["configure_host"], where=f"{where}.configure_host") if "configure_host" in data else None,
-        cxx=string(data["cxx"], where=f"{where}.cxx") if "cxx" in data else None,
-    )
-    if (build.script is None) == (build.configure_host is None):
-        raise ConfigError(f"{where}: give exactly one of 'script' or 'configure_host'")
-    if build.configure_host is not None and build.cxx is None:
-        raise ConfigError(f"{where}: a configure cross build needs 'cxx'")
-    return build
-
-
-def _nsync(value: Any, where: str) -> NsyncBuild:
-    data = table(value, where=where)
-    check_keys(data, ("args", "lib", "cc", "host_lib"), where=where)
-    require_keys(data, ("args", "lib"), where=where)
-    build = NsyncBuild(
-        args=strings(data["args"], where=f"{where}.args"),
-        lib=string(data["lib"], where=f"{where}.lib"),
-        cc=string(data["cc"], where=f"{where}.cc") if "cc" in data else None,
-    )
-    if "host_lib" in data:
-        build = dataclasses.replace(build, host_lib=string(data["host_lib"], where=f"{where}.host_lib"))
-    return build
-
-
-def _kinded_entries(value: Any, where: str, first: str) -> list[tuple[str, str, str]]:
-    """A non-empty list of ``{<first>, name, kind}`` tables (artifacts, Bazel targets) as
-    ``(first, name, kind)`` triples, each key checked and named in errors."""
-    if not isinstance(value, list) or not value:
-        raise ConfigError(f"{where}: expected a non-empty list of tables")
-    entries = []
-    for index, item in enumerate(value):
-        item_where = f"{where}[{index}]"
-        data = table(item, where=item_where)
-        check_keys(data, (first, "name", "kind"), where=item_where)
-        require_keys(data, (first, "name", "kind"), where=item_where)
-        entries.append((
-            string(data[first], where=f"{item_where}.{first}"),
-            string(data["name"], where=f"{item_where}.name"),
-            _choice(data["kind"], ARTIFACT_KINDS, where=f"{item_where}.kind"),
-        ))
-    return entries
-
-
-def _artifacts(value: Any, where: str) -> tuple[ArtifactSpec, ...]:
-    return tuple(ArtifactSpec(path=p, name=n, kind=k) for p, n, k in _kinded_entries(value, where, "path"))
-
-
-def _bazel(value: Any, where: str) -> BazelProfile:
-    data = table(value, where=where)
-    check_keys(data, ("dockerfile", "config", "config_flags", "targets", "needs_android_workspace"), where=where)
-    require_keys(data, ("dockerfile", "config", "config_flags", "targets"), where=where)
-    targets = [
-        BazelTarget(package=p, name=n, kind=k)
-        for p, n, k in _kinded_entries(data["targets"], f"{where} targets", "package")
-    ]
-    return BazelProfile(
-        dockerfile=string(data["dockerfile"], where=f"{where} dockerfile"),
-        config=string(data["config"], where=f"{where} config"),
-        config_flags=strings(data["config_flags"], where=f"{where} config_flags"),
-        targets=tuple(targets),
-        needs_android_workspace=boolean(data.get("needs_android_workspace", False), where=f"{where} needs_android_workspace"),
-    )
-
-
-def _ops_library(value: Any, where: str) -> OpsLibraryProfile:
-    data = table(value, where=where)
-    check_keys(data, ("dockerfile", "compiler", "archiver", "cflags", "kind"), where=where)
-    require_keys(data, ("compiler", "archiver", "cflags", "kind"), where=where)
-    for key in ("compiler", "archiver"):
-        _check_placeholders(string(data[key], where=f"{where} {key}"), f"{where} {key}")
-    return OpsLibraryProfile(
-        dockerfile=_dockerfile(data, where),
-        compiler=data["compiler"],
-        archiver=data["archiver"],
-        cflags=strings(data["cflags"], where=f"{where} cflags"),
-        kind=_choice(data["kind"], ("shared", "static"), where=f"{where} kind"),
-    )
-
-
-def _link(value: Any, where: str) -> LinkProfile:
-    data = table(value, where=where)
-    keys = ("whole_archive", "libs", "system_libs", "frameworks", "snippets", "stl")
-    check_keys(data, keys, where=where)
-    require_keys(data, keys[:-1], where=where)
-    snippets = strings(data["snippets"], where=f"{where} snippets")
-    for snippet in snippets:
-        _choice(snippet, SNIPPETS, where=f"{where} snippets")
-    return LinkProfile(
-        whole_archive=strings(data["whole_archive"], where=f"{where} whole_archive"),
-        libs=strings(data["libs"], where=f"{where} libs"),
-        system_libs=strings(data["system_libs"], where=f"{where} system_libs"),
-        frameworks=strings(data["frameworks"], where=f"{where} frameworks"),
-        snippets=snippets,
-        stl=string(data["stl"], where=f"{where} stl") if "stl" in data else None,
-    )
-
-
-def _dockerfile(data: Mapping[str, Any], where: str) -> str | None:
-    if "dockerfile" not in data:
-        return None
-    name = string(data["dockerfile"], where=f"{where} dockerfile")
-    if "/" in name or not name.endswith(".Dockerfile"):
-        raise ConfigError(f"{where} dockerfile: '{name}' is not a file name under docker/ ending in .Dockerfile")
-    return name
-
-
-def _choice(value: Any, choices: tuple[str, ...], *, where: str) -> str:
-    text = string(value, where=where)
-    if text not in choices:
-        raise ConfigError(f"{where}: unknown value '{text}'{did_you_mean(text, choices)}", hint=f"use one of: {', '.join(choices)}")
-    return text
-
-
-def _check_placeholders(text: str, where: str) -> None:
-    for _, field, _, _ in string_module.Formatter().parse(text):
-        if field is not None and field not in PLACEHOLDERS:
-            raise ConfigError(
-                f"{where}: unknown placeholder '{{{field}}}'{did_you_mean(field, PLACEHOLDERS)}",
-                hint=f"known placeholders: {', '.join(sorted(PLACEHOLDERS))}",
-            )
+    return read_toml(TargetProfile, path, name=path.stem, source=path)
 
 
 def fill(text: str, **values: str) -> str:

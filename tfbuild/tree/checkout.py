@@ -10,11 +10,18 @@ with argument lists; a ref or origin that looks like an option is refused outrig
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, TypeVar
 
 from tfbuild.errors import ConfigError, SourceTreeError
-from tfbuild.tree.source_tree import SourceTreeInfo, inspect_source_tree
+from tfbuild.tree.facts import SourceTreeInfo, inspect_source_tree, open_repo
+
+if TYPE_CHECKING:
+    from git import Repo
+
+_T = TypeVar("_T")
 
 
 @dataclass(frozen=True)
@@ -63,14 +70,16 @@ def checkout_source(origin: str, ref: str | None, workdir: Path, *, allow_dirty:
         if not allow_dirty and repo.is_dirty(untracked_files=False):
             raise SourceTreeError(
                 f"{workdir}: tracked files have uncommitted changes",
-                hint="commit or discard them (tfbuild's own edits: tfbuild edit FLAVOUR --revert), or pass --allow-dirty",
+                hint="commit or discard them (tfbuild's own edits: tfbuild edit FLAVOUR --revert), "
+                "or pass --allow-dirty",
             )
         _git(f"fetch {origin} into {workdir}", lambda: repo.git.fetch(
             "--tags", "--force", "origin", "+refs/heads/*:refs/remotes/origin/*"))
     else:
         repo = _git(f"clone {origin} into {workdir}", lambda: git.Repo.clone_from(url, workdir, no_checkout=True))
     commit = _resolve(repo, ref, origin)
-    _git(f"check out {ref or 'the default branch'} in {workdir}", lambda: repo.git.checkout("-q", "--detach", commit))
+    _git(f"check out {ref or 'the default branch'} in {workdir}",
+         lambda: repo.git.checkout("-q", "--detach", commit))
     return workdir
 
 
@@ -79,14 +88,10 @@ def _normalize_origin(origin: str) -> str:
     return str(local.resolve()) if local.exists() else origin
 
 
-def _existing_clone(workdir: Path, url: str):
-    import git
-
-    try:
-        repo = git.Repo(workdir)
-    except (git.InvalidGitRepositoryError, git.NoSuchPathError):
-        raise SourceTreeError(f"{workdir}: exists and is not a git clone",
-                              hint="pass an empty or new --workdir") from None
+def _existing_clone(workdir: Path, url: str) -> Repo:
+    repo = open_repo(workdir)
+    if repo is None:
+        raise SourceTreeError(f"{workdir}: exists and is not a git clone", hint="pass an empty or new --workdir")
     if Path(repo.working_tree_dir or "").resolve() != workdir.resolve():
         raise SourceTreeError(f"{workdir}: not the top of its git clone ({repo.working_tree_dir})",
                               hint="pass an empty or new --workdir")
@@ -100,7 +105,7 @@ def _existing_clone(workdir: Path, url: str):
     return repo
 
 
-def _resolve(repo, ref: str | None, origin: str) -> str:
+def _resolve(repo: Repo, ref: str | None, origin: str) -> str:
     """The commit ``ref`` names: a tag first, then a branch of the origin, then any revision."""
     import git
 
@@ -108,14 +113,14 @@ def _resolve(repo, ref: str | None, origin: str) -> str:
         [f"refs/tags/{ref}", f"refs/remotes/origin/{ref}", ref]
     for candidate in candidates:
         try:
-            return repo.git.rev_parse("--verify", "--quiet", f"{candidate}^{{commit}}")
+            return str(repo.git.rev_parse("--verify", "--quiet", f"{candidate}^{{commit}}"))
         except git.GitCommandError:
             continue
     raise SourceTreeError(f"{origin}: no tag, branch or commit named {ref!r}",
                           hint="give a tag (v1.12.0), a branch (r1.12) or a commit id")
 
 
-def _git(action: str, run):
+def _git(action: str, run: Callable[[], _T]) -> _T:
     import git
 
     try:
@@ -123,5 +128,7 @@ def _git(action: str, run):
     except git.GitCommandError as error:
         detail = [line.strip() for line in str(error.stderr or "").splitlines() if line.strip()]
         reason = detail[-1].removeprefix("stderr: ").strip("'") if detail else f"git exited {error.status}"
-        raise SourceTreeError(f"git could not {action}: {reason}",
-                              hint="check the origin and ref; --allow-dirty keeps local changes only when git can") from None
+        raise SourceTreeError(
+            f"git could not {action}: {reason}",
+            hint="check the origin and ref; --allow-dirty keeps local changes only when git can",
+        ) from None

@@ -16,30 +16,27 @@ commit. ``--dry-run`` only plans (and works on a dirty tree); applying refuses o
 from __future__ import annotations
 
 import posixpath
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from tfbuild.errors import ConfigError, SourceTreeError
 from tfbuild.fileio import unified_diff
-from tfbuild.tree.build_files.filegroups import read_filegroups
+from tfbuild.flavour import TREE_FLAVOURS, Flavour
 from tfbuild.tree.build_files.kernels_build import (
-    FAMILIES,
     KERNELS_BUILD,
     KERNELS_PACKAGE,
     PackageFiles,
     add_kernel_sources,
+    detect_family,
     entry_for_path,
     mobile_sources,
 )
 from tfbuild.tree.build_files.op_files_list import OP_FILES_LIST, add_op_files, listed_paths
+from tfbuild.tree.kernel_index import KernelIndex, build_kernel_index
 from tfbuild.tree.needs import NeededSources, Needs, needs_from_header, needs_from_models, resolve_needs
 from tfbuild.tree.work_branch import CommitResult, RevertResult, commit_files, revert
 
-if TYPE_CHECKING:
-    from tfbuild.tree.kernel_index import KernelIndex
-
-FLAVOURS = ("makefile", "bazel")
 _COMPILED_SUFFIXES = (".cc", ".c", ".cpp")
 
 
@@ -59,7 +56,7 @@ class FileEdit:
 @dataclass(frozen=True)
 class EditPlan:
     root: Path
-    flavour: str
+    flavour: Flavour
     needs: Needs
     sources: NeededSources
     edits: tuple[FileEdit, ...]
@@ -72,6 +69,10 @@ class EditPlan:
 
     def diff(self) -> str:
         return "".join(edit.diff() for edit in self.edits)
+
+    def new_texts(self) -> dict[str, str]:
+        """The edited build files' text once the plan is applied, by repository path."""
+        return {edit.path: edit.new_text for edit in self.edits}
 
 
 @dataclass(frozen=True)
@@ -94,10 +95,12 @@ class EditOutcome:
     """None for a dry run or when nothing needed to change."""
 
 
-def check_flavour(flavour: str) -> str:
-    if flavour not in FLAVOURS:
-        raise ConfigError(f"unknown flavour {flavour!r}", hint=f"use one of: {', '.join(FLAVOURS)}")
-    return flavour
+def check_flavour(flavour: str) -> Flavour:
+    """``flavour`` as a tree flavour (the ones whose build files tfbuild edits)."""
+    if flavour not in TREE_FLAVOURS:
+        names = ", ".join(tree_flavour.value for tree_flavour in TREE_FLAVOURS)
+        raise ConfigError(f"unknown flavour {str(flavour)!r}", hint=f"use one of: {names}")
+    return Flavour(flavour)
 
 
 def load_needs(
@@ -112,8 +115,6 @@ def load_needs(
 
 
 def kernel_index_for(source: Path, cache_dir: Path | None = None) -> KernelIndex:
-    from tfbuild.tree.kernel_index import build_kernel_index
-
     source = Path(source)
     if not source.is_dir():
         raise SourceTreeError(f"{source}: source tree not found", hint="pass --source DIR, a TensorFlow checkout")
@@ -138,13 +139,14 @@ def run_revert(source: Path) -> RevertResult:
 def plan_edits(root: Path, flavour: str, needs: Needs, index: KernelIndex) -> EditPlan:
     """The edits ``flavour``'s build files need so the tree compiles what ``needs`` resolve to."""
     root = Path(root)
+    tree_flavour = check_flavour(flavour)
     sources = resolve_needs(needs, index, root)
     notes = [f"no CPU kernel for op {op} anywhere in {root}" for op in sources.unresolved_ops]
-    if check_flavour(flavour) == "makefile":
+    if tree_flavour == Flavour.MAKEFILE:
         edits, more = _makefile_edits(root, sources)
     else:
         edits, more = _bazel_edits(root, sources)
-    return EditPlan(root, flavour, needs, sources, tuple(edits), tuple(notes + more))
+    return EditPlan(root, tree_flavour, needs, sources, tuple(edits), tuple(notes + more))
 
 
 def apply_plan(plan: EditPlan) -> CommitResult:
@@ -155,12 +157,25 @@ def apply_plan(plan: EditPlan) -> CommitResult:
     return commit_files(plan.root, files, "\n".join(lines))
 
 
-def compiled_files(root: Path, flavour: str) -> frozenset[str]:
-    """Repository paths of the kernel and op files ``flavour``'s mobile build compiles."""
+def compiled_files(root: Path, flavour: str, *, edited: Mapping[str, str] | None = None) -> frozenset[str]:
+    """Repository paths of the kernel and op files ``flavour``'s mobile build compiles.
+
+    ``edited`` (:meth:`EditPlan.new_texts`) gives build files' text by repository path, for a
+    plan that was just applied (or is only planned): those are taken from it, not read.
+    """
     root = Path(root)
-    if check_flavour(flavour) == "makefile":
-        return frozenset(listed_paths(_read_build_file(root, OP_FILES_LIST, flavour)))
-    text = _read_build_file(root, KERNELS_BUILD, flavour)
+    tree_flavour = check_flavour(flavour)
+    relative = OP_FILES_LIST if tree_flavour == Flavour.MAKEFILE else KERNELS_BUILD
+    text = (edited or {}).get(relative)
+    if text is None:
+        text = _read_build_file(root, relative, tree_flavour)
+    return _compiled(root, tree_flavour, text)
+
+
+def _compiled(root: Path, flavour: Flavour, text: str) -> frozenset[str]:
+    """What the build compiles, given the text of its list (tf_op_files.txt or kernels/BUILD)."""
+    if flavour == Flavour.MAKEFILE:
+        return frozenset(listed_paths(text))
     return mobile_sources(
         text,
         detect_family(text, KERNELS_BUILD),
@@ -183,26 +198,14 @@ def _load_package(root: Path, package: str) -> PackageFiles | None:
     return None
 
 
-def detect_family(text: str, file_name: str) -> str:
-    """``android`` or ``portable``, by which mobile filegroups the BUILD file defines."""
-    groups = read_filegroups(text, file_name)
-    for family, names in FAMILIES.items():
-        if names.group1 in groups:
-            return family
-    raise SourceTreeError(
-        f"{file_name}: neither android_extended_ops_group1 nor portable_extended_ops_group1 is defined",
-        hint="tfbuild supports TensorFlow trees with the android_* (TF 1.x-2.3) or portable_* (2.4+) filegroups",
-    )
-
-
-def _read_build_file(root: Path, relative: str, flavour: str) -> str:
+def _read_build_file(root: Path, relative: str, flavour: Flavour) -> str:
     path = root / relative
     try:
         return path.read_bytes().decode("utf-8", "surrogateescape")
     except FileNotFoundError:
         hint = (
             "TF 2.1+ has no contrib Makefile; use --flavour bazel"
-            if flavour == "makefile"
+            if flavour == Flavour.MAKEFILE
             else "is --source the top of a TensorFlow checkout?"
         )
         raise SourceTreeError(
@@ -211,7 +214,7 @@ def _read_build_file(root: Path, relative: str, flavour: str) -> str:
 
 
 def _makefile_edits(root: Path, sources: NeededSources) -> tuple[list[FileEdit], list[str]]:
-    old = _read_build_file(root, OP_FILES_LIST, "makefile")
+    old = _read_build_file(root, OP_FILES_LIST, Flavour.MAKEFILE)
     wanted = [f for f in sources.kernel_files if f.endswith(_COMPILED_SUFFIXES) and ".cu." not in f]
     edit = add_op_files(old, wanted + list(sources.op_definition_files), file_name=str(root / OP_FILES_LIST))
     edits = [FileEdit(OP_FILES_LIST, old, edit.text, edit.added)] if edit.changed else []
@@ -219,10 +222,11 @@ def _makefile_edits(root: Path, sources: NeededSources) -> tuple[list[FileEdit],
 
 
 def _bazel_edits(root: Path, sources: NeededSources) -> tuple[list[FileEdit], list[str]]:
-    old = _read_build_file(root, KERNELS_BUILD, "bazel")
-    compiled = compiled_files(root, "bazel")  # also through labels into other packages
+    old = _read_build_file(root, KERNELS_BUILD, Flavour.BAZEL)
+    compiled = _compiled(root, Flavour.BAZEL, old)  # also through labels into other packages
     notes: list[str] = []
-    kernel_sources, headers = [], []
+    kernel_sources: list[str] = []
+    headers: list[str] = []
     for path in sources.kernel_files:
         if not path.endswith(_COMPILED_SUFFIXES) or ".cu." in path or path in compiled:
             continue

@@ -1,9 +1,17 @@
-"""What planning needs to know about a TensorFlow source tree, read without building anything.
+"""What a TensorFlow source tree is, read from its files without building anything.
 
 The version (``tensorflow/core/public/version.h``) decides which Bazel, which NDKs and which
-package paths apply; the commit goes into the manifest; the layout says which flavours the tree
-can build (``tensorflow/contrib/makefile`` is gone from 2.1 on); the tree's identity names the
-cache volumes, so a second app built from the same tree reuses the first one's objects.
+package paths apply; the Bazel the tree wants is its ``.bazelversion`` (later trees) or
+``configure.py``'s ``check_bazel_version('min', 'max')`` (TF 1.x) or ``_TF_MIN/MAX_BAZEL_VERSION``
+constants (TF 1.15-2.x); the layout says which flavours the tree can build (the contrib
+``Makefile`` and its ``tf_op_files.txt`` are gone from 2.1 on); the commit goes into the
+manifest; the tree's identity names the cache volumes, so a second app built from the same tree
+reuses the first one's objects.
+
+Planning reads :class:`TreeFacts` (:func:`read_tree_facts`); ``tfbuild source`` reports the same
+facts plus the mobile filegroup family and whether tracked files changed
+(:func:`inspect_source_tree`). Every module that reads git opens the repository through
+:func:`open_repo`.
 """
 
 from __future__ import annotations
@@ -12,12 +20,27 @@ import hashlib
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from tfbuild.errors import SourceTreeError
+from tfbuild.flavour import Flavour
+from tfbuild.tree.build_files.kernels_build import KERNELS_BUILD, find_family
+from tfbuild.tree.build_files.op_files_list import OP_FILES_LIST
+
+if TYPE_CHECKING:
+    from git import Repo
 
 VERSION_H = "tensorflow/core/public/version.h"
 MAKEFILE_DIR = "tensorflow/contrib/makefile"
+MAKEFILE = f"{MAKEFILE_DIR}/Makefile"
+WORKSPACE = "WORKSPACE"
+CONFIGURE_PY = "configure.py"
+BAZELVERSION = ".bazelversion"
+
 _DEFINE = r"#define\s+{name}\s+(\S+)"
+_CHECK_CALL = re.compile(
+    r"""check_bazel_version\(\s*(['"])([0-9][^'"]*)\1(?:\s*,\s*(['"])([0-9][^'"]*)\3)?\s*\)""")
+_CONSTANT = r"""^_TF_{kind}_BAZEL_VERSION\s*=\s*['"]([0-9][^'"]*)['"]"""
 
 
 @dataclass(frozen=True, order=True)
@@ -36,16 +59,37 @@ class TensorFlowVersion:
 
 
 @dataclass(frozen=True)
+class WantedBazel:
+    """The Bazel release a tree asks for, and where it says so."""
+
+    version: str | None
+    """The newest release the tree accepts (the only one, when it pins one)."""
+    source: str
+    """Where it is written, e.g. ``configure.py: check_bazel_version('0.19.0', '0.20.0')``."""
+    bounds: tuple[str | None, str | None] | None = None
+    """(min, max) when the tree states a range."""
+
+
+@dataclass(frozen=True)
 class TreeFacts:
     """A source tree as planning sees it."""
 
     root: Path
     version: TensorFlowVersion
     commit: str | None  # None when the tree is not a git checkout
-    has_makefile: bool
-    bazel_version: str | None
-    """The Bazel the tree asks for: its .bazelversion, or the newest its configure.py accepts."""
+    flavours: tuple[Flavour, ...]
+    """The tree flavours it has the build files for, in :data:`~tfbuild.flavour.TREE_FLAVOURS` order."""
+    bazel: WantedBazel
     bazelrc_configs: frozenset[str]  # "--config" names the tree's own bazelrc files define
+
+    @property
+    def has_makefile(self) -> bool:
+        return Flavour.MAKEFILE in self.flavours
+
+    @property
+    def bazel_version(self) -> str | None:
+        """The Bazel the tree asks for: its .bazelversion, or the newest its configure.py accepts."""
+        return self.bazel.version
 
     @property
     def tree_id(self) -> str:
@@ -53,8 +97,39 @@ class TreeFacts:
         return hashlib.sha256(str(self.root).encode()).hexdigest()[:12]
 
 
+@dataclass(frozen=True)
+class SourceTreeInfo:
+    """A source tree's facts, as ``tfbuild source`` reports them."""
+
+    root: Path
+    tf_version: str
+    bazel_version: str | None
+    """The Bazel the tree asks for (the newest it accepts, when it states a range)."""
+    bazel_version_source: str
+    """Where ``bazel_version`` was read, e.g. ``configure.py: check_bazel_version('0.19.0', '0.20.0')``."""
+    flavours: tuple[Flavour, ...]
+    filegroup_family: str | None  # "android" | "portable"
+    commit: str | None
+    dirty: bool  # tracked files have uncommitted changes
+    bazel_version_range: tuple[str | None, str | None] | None = None  # (min, max) when stated
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "root": str(self.root),
+            "tf_version": self.tf_version,
+            "bazel_version": self.bazel_version,
+            "bazel_version_source": self.bazel_version_source,
+            "bazel_version_range": list(self.bazel_version_range) if self.bazel_version_range else None,
+            "flavours": [flavour.value for flavour in self.flavours],
+            "filegroup_family": self.filegroup_family,
+            "commit": self.commit,
+            "dirty": self.dirty,
+        }
+
+
 def read_tree_facts(root: Path) -> TreeFacts:
-    """Read ``root``; a directory that is not a TensorFlow tree is a :class:`SourceTreeError`."""
+    """Read ``root``; a directory that is not a TensorFlow tree is a :class:`SourceTreeError`
+    naming the file it lacks."""
     root = Path(root).resolve()
     if not root.is_dir():
         raise SourceTreeError(f"{root}: source tree not found", hint="pass --source DIR, a TensorFlow checkout")
@@ -62,9 +137,26 @@ def read_tree_facts(root: Path) -> TreeFacts:
         root=root,
         version=read_version(root),
         commit=git_commit(root),
-        has_makefile=(root / MAKEFILE_DIR / "Makefile").is_file(),
-        bazel_version=_wanted_bazel(root),
+        flavours=tree_flavours(root),
+        bazel=wanted_bazel(root),
         bazelrc_configs=_bazelrc_configs(root),
+    )
+
+
+def inspect_source_tree(root: Path) -> SourceTreeInfo:
+    """The report of ``tfbuild source``: :func:`read_tree_facts` plus the mobile filegroup family
+    and whether tracked files have uncommitted changes."""
+    facts = read_tree_facts(root)
+    return SourceTreeInfo(
+        root=facts.root,
+        tf_version=str(facts.version),
+        bazel_version=facts.bazel.version,
+        bazel_version_source=facts.bazel.source,
+        flavours=facts.flavours,
+        filegroup_family=_filegroup_family(facts.root),
+        commit=facts.commit,
+        dirty=_is_dirty(facts.root),
+        bazel_version_range=facts.bazel.bounds,
     )
 
 
@@ -82,23 +174,89 @@ def read_version(root: Path) -> TensorFlowVersion:
         if match is None or not match.group(1).isdigit():
             raise SourceTreeError(f"{path}: no numeric {name}", hint="is this a TensorFlow source tree?")
         numbers.append(int(match.group(1)))
+    major, minor, patch = numbers
     suffix = re.search(r'#define\s+TF_VERSION_SUFFIX\s+"([^"]*)"', text)
-    return TensorFlowVersion(*numbers, suffix=suffix.group(1) if suffix else "")
+    return TensorFlowVersion(major, minor, patch, suffix=suffix.group(1) if suffix else "")
+
+
+def tree_flavours(root: Path) -> tuple[Flavour, ...]:
+    """The flavours whose build files the tree has: the contrib Makefile with its op list, and
+    a Bazel workspace with the kernels BUILD file."""
+    root = Path(root)
+    found = []
+    if (root / MAKEFILE).is_file() and (root / OP_FILES_LIST).is_file():
+        found.append(Flavour.MAKEFILE)
+    if (root / WORKSPACE).is_file() and (root / KERNELS_BUILD).is_file():
+        found.append(Flavour.BAZEL)
+    return tuple(found)
+
+
+def wanted_bazel(root: Path) -> WantedBazel:
+    """The Bazel release the tree asks for (see :class:`WantedBazel`)."""
+    root = Path(root)
+    pinned = _read(root / BAZELVERSION)
+    if pinned is not None:
+        for line in pinned.splitlines():
+            version = line.strip()
+            if version and not version.startswith("#"):
+                return WantedBazel(version, BAZELVERSION)
+    configure = _read(root / CONFIGURE_PY)
+    if configure is not None:
+        call = _CHECK_CALL.search(configure)
+        if call is not None:
+            low, high = call.group(2), call.group(4)
+            written = f"'{low}', '{high}'" if high else f"'{low}'"
+            return WantedBazel(high or low, f"{CONFIGURE_PY}: check_bazel_version({written})", (low, high))
+        lowest = re.search(_CONSTANT.format(kind="MIN"), configure, re.MULTILINE)
+        highest = re.search(_CONSTANT.format(kind="MAX"), configure, re.MULTILINE)
+        if lowest or highest:
+            bounds = (lowest.group(1) if lowest else None, highest.group(1) if highest else None)
+            return WantedBazel(bounds[1] or bounds[0], f"{CONFIGURE_PY}: _TF_MIN/_TF_MAX_BAZEL_VERSION", bounds)
+    return WantedBazel(None, f"neither {BAZELVERSION} nor {CONFIGURE_PY} states a Bazel version")
+
+
+def open_repo(root: Path) -> Repo | None:
+    """The git repository at ``root``, or None when there is none there (a source tarball, a
+    plain or missing directory). Parent directories are not searched. What a missing repository
+    means is the caller's to say: no commit to record, no cache key, or an error with a fix."""
+    import git
+
+    try:
+        return git.Repo(root)
+    except (git.InvalidGitRepositoryError, git.NoSuchPathError):
+        return None
+
+
+def head_commit(repo: Repo) -> str | None:
+    """The checked-out commit, or None in a repository that has no commit yet."""
+    try:
+        return repo.head.commit.hexsha
+    except ValueError:
+        return None
 
 
 def git_commit(root: Path) -> str | None:
     """The checked-out commit, or None outside git (a tarball of the sources)."""
-    # source_tree reads version.h through this module, so it is imported here, not at the top.
-    from tfbuild.tree.source_tree import git_state
-
-    return git_state(root)[0]
+    repo = open_repo(root)
+    return head_commit(repo) if repo is not None else None
 
 
-def _wanted_bazel(root: Path) -> str | None:
-    # source_tree reads version.h through this module, so it is imported here, not at the top.
-    from tfbuild.tree.source_tree import wanted_bazel_version
+def _is_dirty(root: Path) -> bool:
+    """Whether tracked files have uncommitted changes; False outside git or before a commit."""
+    repo = open_repo(root)
+    if repo is None or head_commit(repo) is None:
+        return False
+    return repo.is_dirty(untracked_files=False)
 
-    return wanted_bazel_version(root)
+
+def _filegroup_family(root: Path) -> str | None:
+    build = _read(root / KERNELS_BUILD)
+    if build is None:
+        return None
+    try:
+        return find_family(build, str(root / KERNELS_BUILD))
+    except SourceTreeError:  # a BUILD file that does not parse has no family to report
+        return None
 
 
 def _bazelrc_configs(root: Path) -> frozenset[str]:
@@ -107,8 +265,14 @@ def _bazelrc_configs(root: Path) -> frozenset[str]:
     plan runs it with Android left unconfigured."""
     names = set()
     for relative in (".bazelrc", "tools/bazel.rc"):
-        path = root / relative
-        if path.is_file():
-            text = path.read_text(encoding="utf-8", errors="replace")
+        text = _read(root / relative)
+        if text is not None:
             names.update(re.findall(r"^\s*build:([A-Za-z0-9_.-]+)\s", text, flags=re.MULTILINE))
     return frozenset(names)
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except (FileNotFoundError, IsADirectoryError):
+        return None

@@ -21,8 +21,10 @@ import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from tfbuild import __version__
+from tfbuild.cache import cache_dir
 from tfbuild.cpp.scan import (
     FALLBACK_MACROS,
     KERNELS_DIR,
@@ -32,9 +34,9 @@ from tfbuild.cpp.scan import (
     follows_include,
     is_kernel_source,
 )
-from tfbuild.cache import cache_dir
 from tfbuild.errors import SourceTreeError
 from tfbuild.fileio import atomic_write_text
+from tfbuild.tree.facts import head_commit, open_repo
 
 log = logging.getLogger(__name__)
 
@@ -185,7 +187,7 @@ def _in_kernel_dirs(relative: str) -> bool:
 
 
 def _kernel_sources(root: Path) -> list[str]:
-    found = []
+    found: list[str] = []
     for scan_root in SCAN_ROOTS:
         top = root / scan_root
         for directory, subdirs, files in os.walk(top):
@@ -235,15 +237,12 @@ def _scan_tree(root: Path, commit: str | None, stats: IndexStats) -> KernelIndex
 
 def _cache_key(root: Path) -> tuple[str | None, str | None]:
     """(commit, cache key); the key is None when the tree is not a git checkout."""
-    import git
-
-    try:
-        repo = git.Repo(root)
-        commit = repo.head.commit.hexsha
-    except (git.InvalidGitRepositoryError, git.NoSuchPathError, ValueError):
+    repo = open_repo(root)
+    commit = head_commit(repo) if repo is not None else None
+    if repo is None or commit is None or repo.working_tree_dir is None:
         return None, None
-    top = Path(repo.working_tree_dir)  # git.Repo(root) only opens the top of a checkout
-    status = repo.git.status("--porcelain=v1", "-z", "--untracked-files=all", "--", *SCAN_ROOTS, *MACRO_HEADERS)
+    top = Path(repo.working_tree_dir)  # open_repo(root) only opens the top of a checkout
+    status: str = repo.git.status("--porcelain=v1", "-z", "--untracked-files=all", "--", *SCAN_ROOTS, *MACRO_HEADERS)
     changed = sorted({entry[3:] for entry in status.split("\0") if len(entry) > 3 and entry[2] == " "
                       and entry[3:].endswith((".cc", ".h"))})
     identity = hashlib.sha256(f"{SCHEMA}\0{__version__}\0".encode())
@@ -256,7 +255,7 @@ def _cache_key(root: Path) -> tuple[str | None, str | None]:
     return commit, f"{commit}{suffix}"
 
 
-def _to_json(index: KernelIndex, notes: list[str]) -> dict:
+def _to_json(index: KernelIndex, notes: list[str]) -> dict[str, Any]:
     return {
         "schema": SCHEMA,
         "notes": notes,

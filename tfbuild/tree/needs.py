@@ -3,9 +3,9 @@
 Both the source edits (add those files to the build lists) and the preflight (check the build
 lists hold them) start here, so they can never disagree about what "needed" means:
 
-- a *need* is an op plus the CPU kernel classes it must have, read from an ops_to_register.h or
-  from models (JSON ops lists are read without TensorFlow; other formats go through
-  :func:`tfbuild.model.analysis.analyze_models`);
+- a *need* is an op plus the CPU kernel classes it must have, read from an ops_to_register.h
+  (or the :class:`~tfbuild.model.header.HeaderContents` of one just rendered) or from models
+  (JSON ops lists are read without TensorFlow; other formats go through the analysis step);
 - the tree's kernel index maps each need to the files registering those classes. Class strings
   are compared without spaces (as the header's ``isequal`` comparison in TF effectively is for
   the strings TF writes). When none of a need's classes is registered by the tree (a header
@@ -22,13 +22,12 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from tfbuild.errors import InputFileError
-
-if TYPE_CHECKING:
-    from tfbuild.model.header import HeaderContents
-    from tfbuild.tree.kernel_index import KernelIndex
+from tfbuild.model.analysis import analyze_loaded, is_valid_kernel_class, is_valid_op_name
+from tfbuild.model.formats import LoadedModel, ModelFormat, load_model
+from tfbuild.model.header import HeaderContents, parse_header
+from tfbuild.tree.kernel_index import KernelIndex
 
 OP_DEFINITION_DIRS = ("tensorflow/core/ops", "tensorflow/contrib")
 KERNELS_DIR = "tensorflow/core/kernels"
@@ -96,16 +95,19 @@ def is_cpu(device: str) -> bool:
 
 
 def needs_from_header(path: Path, index: KernelIndex) -> Needs:
-    """The needs an ops_to_register.h expresses, its kernel classes mapped to ops by the tree.
+    """The needs an ops_to_register.h file expresses (see :func:`header_needs`)."""
+    return header_needs(parse_header(Path(path)), index, origin=str(path))
+
+
+def header_needs(contents: HeaderContents, index: KernelIndex, *, origin: str) -> Needs:
+    """The needs a header's selection expresses, its kernel classes mapped to ops by the tree;
+    ``origin`` names the header in messages.
 
     A header that registers everything has no needs tfbuild can act on and is refused.
     """
-    from tfbuild.model.header import parse_header
-
-    contents = parse_header(Path(path))
     if contents.registers_everything:
         raise InputFileError(
-            f"{path}: the header registers every op and kernel, so there is nothing to select",
+            f"{origin}: the header registers every op and kernel, so there is nothing to select",
             hint="write a selective header: tfbuild header MODEL -o ops_to_register.h",
         )
     wanted = {squash(k): k for k in contents.kernel_classes}
@@ -123,27 +125,22 @@ def needs_from_header(path: Path, index: KernelIndex) -> Needs:
                 if original not in by_op[registration.op]:
                     by_op[registration.op].append(original)
     ops = tuple(KernelNeed(op, tuple(sorted(classes))) for op, classes in sorted(by_op.items()))
-    return Needs(origin=str(path), ops=ops, header=contents)
+    return Needs(origin=origin, ops=ops, header=contents)
 
 
 def needs_from_models(models: Sequence[Path], op_libraries: Sequence[Path] = ()) -> Needs:
-    """The needs of ``models``. JSON ops lists carry their kernel classes and are read without
-    TensorFlow; any other model (or a custom op library) goes through the analysis step."""
-    from tfbuild.model.formats import ModelFormat, load_model
-
+    """The needs of ``models``, each read once. JSON ops lists carry their kernel classes and
+    are read without TensorFlow; any other model (or a custom op library) goes through the
+    analysis step."""
     origin = ", ".join(str(m) for m in models)
     loaded = [load_model(Path(m)) for m in models]
     if loaded and not op_libraries and all(m.format == ModelFormat.OPS_LIST for m in loaded):
         return Needs(origin=origin, ops=_needs_from_ops_lists(loaded))
-    from tfbuild.model.analysis import analyze_models
-
-    analysis = analyze_models([Path(m) for m in models], op_libraries)
+    analysis = analyze_loaded(loaded, op_libraries)
     return Needs(origin=origin, ops=tuple(KernelNeed(r.op, tuple(r.kernel_classes)) for r in analysis.ops))
 
 
-def _needs_from_ops_lists(loaded) -> tuple[KernelNeed, ...]:
-    from tfbuild.model.analysis import is_valid_kernel_class, is_valid_op_name
-
+def _needs_from_ops_lists(loaded: Sequence[LoadedModel]) -> tuple[KernelNeed, ...]:
     classes: dict[str, set[str]] = {}
     for model in loaded:
         for listed in model.listed_ops:

@@ -12,18 +12,25 @@ A selective TensorFlow binary runs a model only if, for every op the model uses,
 
 Each gap is reported as the error the device would print, with the command that fixes it.
 The library returns a :class:`PreflightReport`; :func:`require_pass` turns gaps into a
-:class:`PreflightError` for the CLI.
+:class:`PreflightError` for the CLI. :func:`run_preflight` reads the request's models or header;
+:func:`check_tree` takes them already loaded, as ``tfbuild build`` has them.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from tfbuild.errors import ConfigError, PreflightError, SourceTreeError
-from tfbuild.model.header import parse_header
+from tfbuild.flavour import Flavour
+from tfbuild.model.header import HeaderContents, parse_header
 from tfbuild.tree.edits import check_flavour, compiled_files, kernel_index_for
+from tfbuild.tree.facts import read_version
+from tfbuild.tree.kernel_index import KernelIndex
 from tfbuild.tree.needs import (
+    NeedResolution,
+    Needs,
     is_cpu,
     needs_from_header,
     needs_from_models,
@@ -31,6 +38,7 @@ from tfbuild.tree.needs import (
     resolve_needs,
     squash,
 )
+from tfbuild.tree.retarget import unregistered_classes
 
 OPS_WITHOUT_KERNEL = frozenset({"AccumulateNV2"})
 """Ops TF's runtime rewrites away, which need no kernel (as in TF's header tool)."""
@@ -80,7 +88,7 @@ class Gap:
 @dataclass(frozen=True)
 class PreflightReport:
     source: Path
-    flavour: str
+    flavour: Flavour
     origin: str
     header: Path | None
     checked_ops: tuple[str, ...]
@@ -111,21 +119,39 @@ class PreflightReport:
 
 
 def run_preflight(request: PreflightRequest) -> PreflightReport:
-    """Check the tree, as the chosen flavour would build it now, against the models/header."""
-    flavour = check_flavour(request.flavour)
+    """Check the tree, as the chosen flavour would build it now, against the models/header:
+    read them once, then :func:`check_tree`."""
+    check_flavour(request.flavour)
     if not request.models and request.header is None:
         raise ConfigError("give --model (one or more) or --header", hint="e.g. tfbuild check --model model.pb ...")
-    root = Path(request.source)
-    index = kernel_index_for(root, request.cache_dir)
-    if request.models:
-        needs = needs_from_models(request.models, request.op_libraries)
-        header = parse_header(request.header) if request.header else None
-    else:
+    index = kernel_index_for(Path(request.source), request.cache_dir)
+    if request.header is not None and not request.models:
         needs = needs_from_header(request.header, index)
         header = needs.header
+    else:
+        needs = needs_from_models(request.models, request.op_libraries)
+        header = parse_header(request.header) if request.header else None
+    return check_tree(request, needs, index, header=header)
+
+
+def check_tree(
+    request: PreflightRequest,
+    needs: Needs,
+    index: KernelIndex,
+    *,
+    header: HeaderContents | None = None,
+    edited: Mapping[str, str] | None = None,
+) -> PreflightReport:
+    """Check ``needs`` against the tree's kernel ``index`` and the build files of
+    ``request.flavour`` (``edited``: the new text of those a just-applied edit plan changed,
+    taken from the plan rather than read back), and against ``header``'s selection when there
+    is one. ``request`` names the tree and, for the report and its fixes, the inputs the values
+    came from; its model and header files are not read here."""
+    flavour = check_flavour(request.flavour)
+    root = Path(request.source)
     resolved = resolve_needs(needs, index, root)
-    definitions = op_definition_files(root, needs.op_names()) if flavour == "makefile" else {}
-    gaps = _build_gaps(resolved.resolutions, compiled_files(root, flavour), definitions,
+    definitions = op_definition_files(root, needs.op_names()) if flavour == Flavour.MAKEFILE else {}
+    gaps = _build_gaps(resolved.resolutions, compiled_files(root, flavour, edited=edited), definitions,
                        f"run: {_edit_command(flavour, request, root)}", root)
     notes: list[str] = []
     if header is None:
@@ -156,7 +182,13 @@ def require_pass(report: PreflightReport) -> None:
                          f"{first.device_error}{more}", hint=first.fix)
 
 
-def _build_gaps(resolutions, compiled: frozenset[str], definitions, fix: str, root: Path) -> list[Gap]:
+def _build_gaps(
+    resolutions: Sequence[NeedResolution],
+    compiled: frozenset[str],
+    definitions: Mapping[str, tuple[str, ...]],
+    fix: str,
+    root: Path,
+) -> list[Gap]:
     """Needed kernels and op definitions no file the build compiles provides."""
     gaps: list[Gap] = []
     for resolution in resolutions:
@@ -176,7 +208,7 @@ def _build_gaps(resolutions, compiled: frozenset[str], definitions, fix: str, ro
     return gaps
 
 
-def _class_mismatch_notes(resolutions) -> list[str]:
+def _class_mismatch_notes(resolutions: Sequence[NeedResolution]) -> list[str]:
     """Models analysed by another TF version name classes this tree does not register: only
     a problem once a header is written with those names, so a note when no header is checked."""
     return [
@@ -188,7 +220,9 @@ def _class_mismatch_notes(resolutions) -> list[str]:
     ]
 
 
-def _header_gaps(header, resolutions, index, request: PreflightRequest) -> list[Gap]:
+def _header_gaps(
+    header: HeaderContents, resolutions: Sequence[NeedResolution], index: KernelIndex, request: PreflightRequest
+) -> list[Gap]:
     """Ops the header drops, and ops whose tree kernels it names under no class it lists."""
     if header.registers_everything:
         return []
@@ -217,10 +251,8 @@ def _header_gaps(header, resolutions, index, request: PreflightRequest) -> list[
     return gaps
 
 
-def _foreign_class_notes(header, index) -> list[str]:
+def _foreign_class_notes(header: HeaderContents, index: KernelIndex) -> list[str]:
     """Header classes the tree never registers: the sign of a header from another TF version."""
-    from tfbuild.tree.retarget import unregistered_classes
-
     if header.registers_everything or header.op_granularity:
         return []
     foreign = unregistered_classes(tuple(header.kernel_classes), index)
@@ -232,7 +264,7 @@ def _foreign_class_notes(header, index) -> list[str]:
     ]
 
 
-def _guard_notes(resolutions, index) -> list[str]:
+def _guard_notes(resolutions: Sequence[NeedResolution], index: KernelIndex) -> list[str]:
     """Needed kernels that only exist behind a preprocessor guard such as USE_GEMM_FOR_CONV."""
     notes = []
     for resolution in resolutions:
@@ -241,23 +273,18 @@ def _guard_notes(resolutions, index) -> list[str]:
             if r.op == resolution.need.op and is_cpu(r.device) and r.kernel_class in resolution.tree_classes
         ]
         if registrations and all(r.guard for r in registrations):
-            guards = sorted({r.guard for r in registrations})
+            guards = sorted({r.guard for r in registrations if r.guard})
             notes.append(f"{resolution.need.op}: every needed kernel is behind {', '.join(guards)}")
     return notes
 
 
 def _tf_version(root: Path) -> str:
-    from tfbuild.tree.facts import read_version
-
     try:
         return str(read_version(root))
     except SourceTreeError:
         return "unknown"
 
 
-def _edit_command(flavour: str, request: PreflightRequest, root: Path) -> str:
-    if request.models:
-        inputs = " ".join(f"--model {m}" for m in request.models)
-    else:
-        inputs = f"--header {request.header}"
+def _edit_command(flavour: Flavour, request: PreflightRequest, root: Path) -> str:
+    inputs = " ".join(f"--model {m}" for m in request.models) if request.models else f"--header {request.header}"
     return f"tfbuild edit {flavour} {inputs} --source {root}"

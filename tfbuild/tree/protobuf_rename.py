@@ -33,18 +33,19 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from tfbuild.errors import SourceTreeError
 from tfbuild.fileio import atomic_write_bytes, unified_diff
 from tfbuild.templating import render
+from tfbuild.tree.facts import MAKEFILE, MAKEFILE_DIR, open_repo
+from tfbuild.tree.work_branch import check_can_commit, commit_files
 
 NAMESPACE = "protobuf3"
-MAKEFILE_DIR = "tensorflow/contrib/makefile"
 PROTOBUF_DOWNLOAD = f"{MAKEFILE_DIR}/downloads/protobuf"
 PROTOBUF_SRC = f"{PROTOBUF_DOWNLOAD}/src"
-MAKEFILE = f"{MAKEFILE_DIR}/Makefile"
 PROTOBUF_BUILD_FILES = (
     f"{PROTOBUF_DOWNLOAD}/configure.ac",
     f"{PROTOBUF_DOWNLOAD}/autogen.sh",
@@ -180,8 +181,6 @@ def apply_protobuf_rename(plan: RenamePlan) -> RenamePlan:
             )
     tracked = _tracked(root, [rewrite.path for rewrite in plan.rewrites])
     if tracked:
-        from tfbuild.tree.work_branch import check_can_commit
-
         check_can_commit(root)  # before anything changes, so a refusal leaves the tree as it was
     if plan.move:
         os.rename(root / plan.move[0], root / plan.move[1])
@@ -192,8 +191,6 @@ def apply_protobuf_rename(plan: RenamePlan) -> RenamePlan:
         source_path, target_path = root / source, root / target
         atomic_write_bytes(target_path, source_path.read_bytes(), mode=source_path.stat().st_mode & 0o7777)
     if tracked:
-        from tfbuild.tree.work_branch import commit_files
-
         commit_files(
             root,
             {r.path: (r.old_text, r.new_text) for r in plan.rewrites if r.path in tracked},
@@ -210,11 +207,10 @@ def _before_move(path: str, move: tuple[str, str] | None) -> str:
 
 def _tracked(root: Path, paths: list[str]) -> frozenset[str]:
     """Which of ``paths`` git tracks in ``root`` (none when it is not a git checkout)."""
-    if not paths or not (root / ".git").exists():
+    repo = open_repo(root) if paths else None
+    if repo is None:
         return frozenset()
-    import git
-
-    listed = git.Repo(root).git.ls_files("-z", "--", *paths)
+    listed: str = repo.git.ls_files("-z", "--", *paths)
     return frozenset(entry for entry in listed.split("\0") if entry)
 
 
@@ -226,7 +222,7 @@ def _read(path: Path) -> str:
     return path.read_bytes().decode("utf-8", "surrogateescape")
 
 
-def _tree_files(root: Path):
+def _tree_files(root: Path) -> Iterator[Path]:
     for directory, subdirs, files in os.walk(root):
         subdirs[:] = sorted(
             d for d in subdirs if d not in _SKIP_DIRS and not os.path.islink(os.path.join(directory, d))
@@ -292,10 +288,7 @@ def _copies(root: Path, move: tuple[str, str] | None, planned: dict[str, str]) -
         if move and relative.startswith(move[0] + "/"):
             relative = move[1] + relative[len(move[0]) :]
         target = "google/" + relative[len(f"{PROTOBUF_SRC}/google/") :]
-        if relative in planned:
-            content = planned[relative].encode("utf-8", "surrogateescape")
-        else:
-            content = path.read_bytes()
+        content = planned[relative].encode("utf-8", "surrogateescape") if relative in planned else path.read_bytes()
         target_path = root / target
         if not target_path.is_file() or target_path.read_bytes() != content:
             out.append((relative, target))

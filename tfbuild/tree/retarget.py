@@ -14,14 +14,11 @@ op's classes are kept: a larger binary is better than a missing kernel on the de
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from tfbuild.tree.kernel_index import KernelIndex, KernelRegistration
-
-if TYPE_CHECKING:
-    from tfbuild.model.analysis import Analysis
+from tfbuild.model.analysis import Analysis, Problem
+from tfbuild.tree.kernel_index import KernelIndex, KernelRegistration, build_kernel_index
 
 # Canonical names shared by TF dtype names ("float32", "DT_FLOAT") and C++ type names in
 # type constraints ("float", "Eigen::half", "::tensorflow::int32" -> "int32").
@@ -149,12 +146,8 @@ def retarget_analysis(analysis: Analysis, index: KernelIndex, *, tree_name: str)
     :func:`retarget_ops_and_kernels`), so a header rendered from it selects the kernels the tree
     actually registers. Ops the tree has no CPU kernel for become problems: they would fail on
     the device, and the user hears it now. ``tree_name`` (a path or commit) is recorded as the
-    source of the class names in the header's comment block.
+    source of the class names in the header's comment block (see :func:`tree_name`).
     """
-    from dataclasses import replace
-
-    from tfbuild.model.analysis import Problem
-
     result = retarget_ops_and_kernels(
         analysis.ops_and_kernels(), {r.op: r.dtypes for r in analysis.ops}, index
     )
@@ -184,13 +177,17 @@ def retarget_analysis(analysis: Analysis, index: KernelIndex, *, tree_name: str)
     return retargeted, result
 
 
-def retarget_to_tree(analysis: Analysis, source: Path, *, cache_dir: Path | None = None) -> tuple[Analysis, RetargetResult]:
+def retarget_to_tree(
+    analysis: Analysis, source: Path, *, cache_dir: Path | None = None
+) -> tuple[Analysis, RetargetResult]:
     """:func:`retarget_analysis` against the tree at ``source`` (its kernel index, cached)."""
-    from tfbuild.tree.kernel_index import build_kernel_index
-
     index = build_kernel_index(source, cache_dir=cache_dir)
-    name = index.tree_commit[:12] if index.tree_commit else str(source)
-    return retarget_analysis(analysis, index, tree_name=name)
+    return retarget_analysis(analysis, index, tree_name=tree_name(index, source))
+
+
+def tree_name(index: KernelIndex, source: Path) -> str:
+    """How a header names the tree its class names come from: the indexed commit, else the path."""
+    return index.tree_commit[:12] if index.tree_commit else str(source)
 
 
 def retarget_notes(result: RetargetResult) -> list[str]:

@@ -21,9 +21,14 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tfbuild.errors import SourceTreeError
 from tfbuild.fileio import atomic_write_bytes
+from tfbuild.tree.facts import head_commit, open_repo
+
+if TYPE_CHECKING:
+    from git import Commit, Repo
 
 WORK_BRANCH = "tfbuild/selective-edits"
 IDENTITY = {
@@ -66,17 +71,14 @@ class RevertResult:
     removed_commits: int
 
 
-def _repo(root: Path):
-    import git
-
-    try:
-        repo = git.Repo(root)
-    except (git.InvalidGitRepositoryError, git.NoSuchPathError):
+def _repo(root: Path) -> Repo:
+    repo = open_repo(root)
+    if repo is None:
         raise SourceTreeError(
             f"{root}: not a git checkout; tfbuild commits its edits on a branch so they can be reverted",
             hint=f"run: git -C {root} init && git -C {root} add -A && git -C {root} commit -m base",
-        ) from None
-    if repo.bare:
+        )
+    if repo.bare or repo.working_tree_dir is None:
         raise SourceTreeError(f"{root}: a bare git repository has no files to edit", hint="pass a checkout")
     if Path(repo.working_tree_dir).resolve() != Path(root).resolve():
         raise SourceTreeError(
@@ -89,13 +91,12 @@ def _repo(root: Path):
 def checkout_state(root: Path) -> CheckoutState:
     """Where the checkout is and whether tracked files have uncommitted changes."""
     repo = _repo(Path(root))
-    try:
-        commit = repo.head.commit.hexsha
-    except ValueError:
-        raise SourceTreeError(f"{root}: the git checkout has no commit yet", hint="commit the tree first") from None
+    commit = head_commit(repo)
+    if commit is None:
+        raise SourceTreeError(f"{root}: the git checkout has no commit yet", hint="commit the tree first")
     branch = None if repo.head.is_detached else repo.active_branch.name
     # Porcelain status refreshes the index first, so a touched-but-unchanged file is not dirty.
-    status = repo.git.status("--porcelain", "-z", "--untracked-files=no")
+    status: str = repo.git.status("--porcelain", "-z", "--untracked-files=no")
     dirty = sorted({entry[3:] for entry in status.split("\0") if len(entry) > 3 and entry[2] == " "})
     return CheckoutState(
         root=Path(root),
@@ -169,10 +170,10 @@ def revert(root: Path) -> RevertResult:
     require_clean(state, "revert the edits")
     repo = _repo(Path(root))
     tip = repo.heads[WORK_BRANCH].commit
-    trailers = dict(_TRAILER.findall(tip.message))
+    trailers = _trailers(tip)
     base_branch = trailers.get("Branch")
     base_commit = trailers.get("Commit")
-    if not base_commit or not repo.is_ancestor(base_commit, tip.hexsha):
+    if not base_commit or not _is_ancestor(repo, base_commit, tip):
         raise SourceTreeError(
             f"{root}: {WORK_BRANCH} does not record the commit tfbuild started from",
             hint=f"check out your branch and delete {WORK_BRANCH} by hand",
@@ -185,13 +186,31 @@ def revert(root: Path) -> RevertResult:
     return RevertResult(True, target, repo.head.commit.hexsha, removed)
 
 
-def _base_of(repo, state: CheckoutState) -> tuple[str | None, str]:
+def _base_of(repo: Repo, state: CheckoutState) -> tuple[str | None, str]:
     """The branch/commit the edits started from: recorded on the work branch, or current."""
     if state.on_work_branch:
-        trailers = dict(_TRAILER.findall(repo.head.commit.message))
+        trailers = _trailers(repo.head.commit)
         branch = trailers.get("Branch")
         return (None if branch in (None, "(detached)") else branch), trailers.get("Commit", state.commit)
     return state.branch, state.commit
+
+
+def _trailers(commit: Commit) -> dict[str, str]:
+    """The ``Tfbuild-Base-*`` trailers of a commit tfbuild made, by kind (``Branch``, ``Commit``)."""
+    message = commit.message
+    text = message.decode("utf-8", "replace") if isinstance(message, bytes) else message
+    return dict(_TRAILER.findall(text))
+
+
+def _is_ancestor(repo: Repo, ancestor: str, tip: Commit) -> bool:
+    """Whether commit ``ancestor`` (as a trailer names it) is ``tip`` or comes before it; False
+    when it names no commit of the repository."""
+    import git
+
+    try:
+        return repo.is_ancestor(repo.commit(ancestor), tip)
+    except (ValueError, git.BadName, git.BadObject):
+        return False
 
 
 def _read(path: Path) -> str:

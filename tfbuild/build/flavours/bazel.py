@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from pathlib import Path, PurePosixPath
 
-from tfbuild.build.flavours import (
+from tfbuild.build.flavours.layout import (
     BuildLayout,
     PlanRequest,
     container_layout,
@@ -28,8 +28,10 @@ from tfbuild.build.flavours import (
 from tfbuild.build.plan import Artifact, BuildPlan, GeneratedFile, Step
 from tfbuild.build.workspace import apply_block, render_android_block, resolve_android_repositories
 from tfbuild.errors import ConfigError
+from tfbuild.flavour import Flavour
 from tfbuild.toolchain.targets import BazelProfile, BazelTarget
 from tfbuild.toolchain.tf_versions import version_table
+from tfbuild.tree.facts import TreeFacts
 
 ANDROID_INFERENCE = "android_inference"
 SELECTIVE_COPTS = ("--copt=-DSELECTIVE_REGISTRATION", "--copt=-DSUPPORT_SELECTIVE_REGISTRATION")
@@ -38,35 +40,39 @@ SELECTIVE_COPTS = ("--copt=-DSELECTIVE_REGISTRATION", "--copt=-DSUPPORT_SELECTIV
 def plan(request: PlanRequest) -> BuildPlan:
     profile = request.profile.bazel
     tree = request.tree
-    assert profile is not None and tree is not None
+    assert profile is not None
+    assert tree is not None
     requirements = version_table().for_version(tree.version)
     in_container = not request.options.local
     layout = container_layout(request, bazel_volume=True) if in_container else local_layout(request)
+    src = layout.tree_src
     bazel_version = tree.bazel_version or requirements.bazel
-    image = toolchain_image(request.options, profile.dockerfile, {"BAZEL_VERSION": bazel_version}) if in_container else None
+    image = None
+    if in_container:
+        image = toolchain_image(request.options, profile.dockerfile, {"BAZEL_VERSION": bazel_version})
     labels = tuple(_label(target, requirements.android_inference_package) for target in profile.targets)
     generated = [header_file(request), tree_header_file(request)]
     if profile.needs_android_workspace:
-        generated.append(_workspace_file(request, layout))
+        generated.append(_workspace_file(request, tree, layout))
     steps = [
         Step(
             "configure",
             ("python3", "configure.py"),
-            layout.src,
+            src,
             env=dict(version_table().configure_env),
-            skip_if_exists=layout.src / ".tf_configure.bazelrc",
+            skip_if_exists=src / ".tf_configure.bazelrc",
         ),
-        Step(f"bazel build ({request.profile.name})", _bazel_argv(request, profile, layout, labels), layout.src),
+        Step(f"bazel build ({request.profile.name})", _bazel_argv(request, tree, profile, layout, labels), src),
     ]
     artifacts = []
-    for target, label in zip(profile.targets, labels):
+    for target, label in zip(profile.targets, labels, strict=True):
         built = bazel_output(layout, label)
         collected = layout.out / target.name
-        steps.append(Step(f"collect {target.name}", ("cp", "-fL", str(built), str(collected)), layout.src))
+        steps.append(Step(f"collect {target.name}", ("cp", "-fL", str(built), str(collected)), src))
         artifacts.append(Artifact(path=collected, name=target.name, kind=target.kind))
     return BuildPlan(
         target=request.profile.name,
-        flavour="bazel",
+        flavour=Flavour.BAZEL,
         image=image,
         mounts=layout.mounts,
         steps=tuple(steps),
@@ -77,16 +83,15 @@ def plan(request: PlanRequest) -> BuildPlan:
     )
 
 
-def _bazel_argv(request: PlanRequest, profile: BazelProfile, layout: BuildLayout, labels: tuple[str, ...]) -> tuple[str, ...]:
+def _bazel_argv(
+    request: PlanRequest, tree: TreeFacts, profile: BazelProfile, layout: BuildLayout, labels: tuple[str, ...]
+) -> tuple[str, ...]:
     options = request.options
     startup = (f"--output_user_root={layout.bazel_root}",) if layout.bazel_root is not None else ()
     # The disk cache keeps every app's outputs (the output base keeps only the last build's),
     # so switching back to an app already built on this tree is mostly cache hits.
     disk_cache = (f"--disk_cache={layout.bazel_root}/disk-cache",) if layout.bazel_root is not None else ()
-    if profile.config in request.tree.bazelrc_configs:
-        config = (f"--config={profile.config}",)
-    else:
-        config = profile.config_flags
+    config = (f"--config={profile.config}",) if profile.config in tree.bazelrc_configs else profile.config_flags
     copts = tuple(f"--copt={flag}" for flag in options.extra_cflags)
     return (
         "bazel", *startup, "build", "-c", "opt", f"--jobs={options.jobs}",
@@ -99,9 +104,8 @@ def _label(target: BazelTarget, android_package: str) -> str:
     return f"{package}:{target.name}"
 
 
-def _workspace_file(request: PlanRequest, layout: BuildLayout) -> GeneratedFile:
+def _workspace_file(request: PlanRequest, tree: TreeFacts, layout: BuildLayout) -> GeneratedFile:
     """The tree's WORKSPACE with the SDK/NDK block, naming them where the build sees them."""
-    tree = request.tree
     repositories = resolve_android_repositories(
         request.options.android,
         tree.version,
@@ -121,4 +125,4 @@ def _workspace_file(request: PlanRequest, layout: BuildLayout) -> GeneratedFile:
 
 
 def bazel_output(layout: BuildLayout, label: str) -> PurePosixPath:
-    return layout.src / "bazel-bin" / label.removeprefix("//").replace(":", "/")
+    return layout.tree_src / "bazel-bin" / label.removeprefix("//").replace(":", "/")

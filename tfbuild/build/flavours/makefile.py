@@ -19,7 +19,7 @@ from __future__ import annotations
 import dataclasses
 from pathlib import PurePosixPath
 
-from tfbuild.build.flavours import (
+from tfbuild.build.flavours.layout import (
     BuildLayout,
     PlanRequest,
     container_layout,
@@ -31,6 +31,7 @@ from tfbuild.build.flavours import (
 from tfbuild.build.plan import Artifact, BuildPlan, Step
 from tfbuild.build.workspace import inspect_ndk
 from tfbuild.errors import ConfigError
+from tfbuild.flavour import Flavour
 from tfbuild.templating import render
 from tfbuild.toolchain.targets import MakefileProfile, fill
 from tfbuild.tree.facts import MAKEFILE_DIR
@@ -45,22 +46,24 @@ FULL_TYPES = "-D__ANDROID_TYPES_FULL__"
 
 def plan(request: PlanRequest) -> BuildPlan:
     profile = request.profile.makefile
-    assert profile is not None and request.tree is not None
+    assert profile is not None
+    assert request.tree is not None
     _check_ndk(request, profile)
-    in_container = not request.options.local and profile.dockerfile is not None
-    layout = container_layout(request, ccache_volume=True) if in_container else local_layout(request)
-    image = toolchain_image(request.options, profile.dockerfile) if in_container else None
+    dockerfile = None if request.options.local else profile.dockerfile
+    layout = container_layout(request, ccache_volume=True) if dockerfile is not None else local_layout(request)
+    image = toolchain_image(request.options, dockerfile) if dockerfile is not None else None
     env = {"CCACHE_DIR": str(layout.ccache)} if layout.ccache else {}
+    artifacts = tuple(
+        Artifact(path=_makefile_path(layout, spec.path), name=spec.name, kind=spec.kind) for spec in profile.artifacts
+    )
     return BuildPlan(
         target=request.profile.name,
-        flavour="makefile",
+        flavour=Flavour.MAKEFILE,
         image=image,
         mounts=layout.mounts,
         steps=_steps(request, profile, layout),
         generated_files=(header_file(request), tree_header_file(request)),
-        artifacts=tuple(
-            Artifact(path=_makefile_path(layout, spec.path), name=spec.name, kind=spec.kind) for spec in profile.artifacts
-        ),
+        artifacts=artifacts,
         output_dir=request.options.output_dir,
         env=env,
     )
@@ -74,8 +77,7 @@ def dependencies_only(plan: BuildPlan) -> BuildPlan:
 
 
 def _steps(request: PlanRequest, profile: MakefileProfile, layout: BuildLayout) -> tuple[Step, ...]:
-    src = layout.src
-    assert src is not None
+    src = layout.tree_src
     mk = src / MAKEFILE_DIR
     env = {"NDK_ROOT": str(layout.ndk)} if layout.ndk is not None else {}
     steps = [
@@ -83,7 +85,12 @@ def _steps(request: PlanRequest, profile: MakefileProfile, layout: BuildLayout) 
     ]
     steps += _protobuf_steps(request, profile, layout, env)
     steps.append(
-        Step("build nsync (host)", (f"{MAKEFILE_DIR}/compile_nsync.sh",), src, skip_if_exists=mk / profile.nsync.host_lib)
+        Step(
+            "build nsync (host)",
+            (f"{MAKEFILE_DIR}/compile_nsync.sh",),
+            src,
+            skip_if_exists=mk / profile.nsync.host_lib,
+        )
     )
     if profile.nsync.lib != profile.nsync.host_lib:
         nsync_env = dict(env)
@@ -104,8 +111,10 @@ def _steps(request: PlanRequest, profile: MakefileProfile, layout: BuildLayout) 
     return tuple(steps)
 
 
-def _protobuf_steps(request: PlanRequest, profile: MakefileProfile, layout: BuildLayout, env: dict) -> list[Step]:
-    src = layout.src
+def _protobuf_steps(
+    request: PlanRequest, profile: MakefileProfile, layout: BuildLayout, env: dict[str, str]
+) -> list[Step]:
+    src = layout.tree_src
     mk = src / MAKEFILE_DIR
     protobuf = profile.protobuf
     installed = mk / protobuf.prefix / "lib" / "libprotobuf.a"
@@ -119,6 +128,10 @@ def _protobuf_steps(request: PlanRequest, profile: MakefileProfile, layout: Buil
                 skip_if_exists=installed,
             )
         ]
+    # Without a script, ProtobufBuild has a configure host and a compiler (checked when loaded).
+    configure_host, cxx = protobuf.configure_host, protobuf.cxx
+    assert configure_host is not None
+    assert cxx is not None
     host_protoc = mk / HOST_PROTOBUF_PREFIX / "bin" / "protoc"
     return [
         Step(
@@ -128,13 +141,13 @@ def _protobuf_steps(request: PlanRequest, profile: MakefileProfile, layout: Buil
             skip_if_exists=host_protoc,
         ),
         Step(
-            f"build protobuf ({protobuf.configure_host})",
+            f"build protobuf ({configure_host})",
             (
                 "bash", "-c", render("steps/cross_protobuf.sh"), "bash",
                 str(mk / "downloads" / "protobuf"),
                 str(mk / protobuf.prefix),
-                protobuf.configure_host,
-                protobuf.cxx,
+                configure_host,
+                cxx,
                 str(host_protoc),
                 str(request.options.jobs),
             ),
@@ -147,7 +160,7 @@ def _protobuf_steps(request: PlanRequest, profile: MakefileProfile, layout: Buil
 def _make_argv(request: PlanRequest, profile: MakefileProfile, layout: BuildLayout) -> tuple[str, ...]:
     options = request.options
     values = {
-        "makefile_dir": str(layout.src / MAKEFILE_DIR),
+        "makefile_dir": str(layout.tree_src / MAKEFILE_DIR),
         "ndk": str(layout.ndk) if layout.ndk is not None else "",
         "ndk_api_level": str(options.android.ndk_api_level or ""),
     }
@@ -167,7 +180,7 @@ def _make_argv(request: PlanRequest, profile: MakefileProfile, layout: BuildLayo
 
 
 def _makefile_path(layout: BuildLayout, relative: str) -> PurePosixPath:
-    return layout.src / MAKEFILE_DIR / relative
+    return layout.tree_src / MAKEFILE_DIR / relative
 
 
 def _check_ndk(request: PlanRequest, profile: MakefileProfile) -> None:

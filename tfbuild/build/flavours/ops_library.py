@@ -12,42 +12,43 @@ from __future__ import annotations
 
 from pathlib import Path, PurePosixPath
 
-from tfbuild.build.flavours import (
+from tfbuild.build.flavours.layout import (
     BuildLayout,
-    InstalledTensorFlow,
     PlanRequest,
     container_layout,
     header_file,
     local_layout,
     toolchain_image,
 )
-from tfbuild.build.op_library import OpsLibrarySpec, plan_ops_library
+from tfbuild.build.op_library import InstalledTensorFlow, OpsLibrarySpec, plan_ops_library
 from tfbuild.build.plan import Artifact, BuildPlan
 from tfbuild.errors import ToolchainError
+from tfbuild.flavour import Flavour
 from tfbuild.toolchain.targets import OpsLibraryProfile, fill
 
 
 def plan(request: PlanRequest) -> BuildPlan:
     profile = request.profile.ops_library
     assert profile is not None
-    if request.tensorflow is None:
+    tensorflow = request.tensorflow
+    if tensorflow is None:
         raise ToolchainError(
             "an op library compiles against the installed TensorFlow's headers, and none was found",
             hint="install the tensorflow wheel in the environment that runs tfbuild",
         )
-    in_container = not request.options.local and profile.dockerfile is not None
-    if in_container:
+    dockerfile = None if request.options.local else profile.dockerfile
+    if dockerfile is not None:
         layout = container_layout(request, mount_tensorflow=True)
-        image = toolchain_image(request.options, profile.dockerfile)
+        image = toolchain_image(request.options, dockerfile)
     else:
         layout = local_layout(request)
         image = None
-    spec = _spec(request, profile, layout)
+    spec = _spec(request, profile, tensorflow, layout)
     library = plan_ops_library(spec)
     name = spec.output.name
     return BuildPlan(
         target=request.profile.name,
-        flavour="ops-library",
+        flavour=Flavour.OPS_LIBRARY,
         image=image,
         mounts=layout.mounts,
         steps=library.build_steps(layout.out),
@@ -64,9 +65,10 @@ def plan(request: PlanRequest) -> BuildPlan:
     )
 
 
-def _spec(request: PlanRequest, profile: OpsLibraryProfile, layout: BuildLayout) -> OpsLibrarySpec:
+def _spec(
+    request: PlanRequest, profile: OpsLibraryProfile, tensorflow: InstalledTensorFlow, layout: BuildLayout
+) -> OpsLibrarySpec:
     options = request.options
-    tensorflow = request.tensorflow
     values = {
         "ndk": str(layout.ndk) if layout.ndk is not None else "",
         "ndk_api_level": str(options.android.ndk_api_level or 21),
@@ -95,20 +97,3 @@ def _relocate(flags: tuple[str, ...], host_dir: Path, build_dir: PurePosixPath |
         return flags
     host = str(host_dir)
     return tuple(flag.replace(host, str(build_dir), 1) if host in flag else flag for flag in flags)
-
-
-def installed_tensorflow() -> InstalledTensorFlow:
-    """The TensorFlow wheel installed here (imports TensorFlow: call only when building)."""
-    from tfbuild.build.op_library import installed_tensorflow_flags
-
-    flags = installed_tensorflow_flags()
-    import tensorflow as tf
-
-    package_dir = Path(tf.sysconfig.get_lib())
-    return InstalledTensorFlow(
-        package_dir=package_dir,
-        version=tf.__version__,
-        compile_flags=flags.compile_flags,
-        link_flags=flags.link_flags,
-        git_version=tf.version.GIT_VERSION,
-    )

@@ -73,6 +73,28 @@ def _family(prefix: str) -> MobileFilegroups:
 FAMILIES: Mapping[str, MobileFilegroups] = {"android": _family("android"), "portable": _family("portable")}
 
 
+def find_family(text: str, file_name: str = KERNELS_BUILD) -> str | None:
+    """``portable`` or ``android``: which generation's mobile filegroups the kernels BUILD file
+    defines (by its ``*_extended_ops_group1`` filegroup); the newer ``portable`` when it has both,
+    None when it has neither. A file that does not parse is a :class:`SourceTreeError`."""
+    groups = read_filegroups(text, file_name)
+    for family in ("portable", "android"):
+        if FAMILIES[family].group1 in groups:
+            return family
+    return None
+
+
+def detect_family(text: str, file_name: str = KERNELS_BUILD) -> str:
+    """:func:`find_family`, for callers that edit or read the filegroups and so need one."""
+    family = find_family(text, file_name)
+    if family is None:
+        raise SourceTreeError(
+            f"{file_name}: neither android_extended_ops_group1 nor portable_extended_ops_group1 is defined",
+            hint="tfbuild supports TensorFlow trees with the android_* (TF 1.x-2.3) or portable_* (2.4+) filegroups",
+        )
+    return family
+
+
 def filegroups_for(family: str) -> MobileFilegroups:
     try:
         return FAMILIES[family]
@@ -112,7 +134,7 @@ def entry_for_path(path: str, package: str = KERNELS_PACKAGE) -> str:
 
 def path_for_entry(entry: str) -> str | None:
     """Repository path of a file entry, or None for a label naming a target."""
-    if entry.startswith(":") or entry.startswith("@"):
+    if entry.startswith((":", "@")):
         return None
     if entry.startswith("//"):
         package, _, target = entry[2:].partition(":")
@@ -152,11 +174,12 @@ def mobile_sources(
     through ``load_package(package)``; without it, or when it returns None, they are not.
     """
     names = filegroups_for(family)
+    kernels_groups = read_filegroups(text, file_name)
     packages: dict[str, tuple[dict[str, Filegroup], tuple[str, ...]] | None] = {
-        KERNELS_PACKAGE: (read_filegroups(text, file_name), tuple(package_files)),
+        KERNELS_PACKAGE: (kernels_groups, tuple(package_files)),
     }
     start = tuple(roots) if roots is not None else names.roots
-    missing = [root for root in start if root not in packages[KERNELS_PACKAGE][0]]
+    missing = [root for root in start if root not in kernels_groups]
     if missing:
         raise SourceTreeError(
             f"{file_name}: no filegroup {', '.join(missing)}",
@@ -176,10 +199,13 @@ def mobile_sources(
                 (read_filegroups(loaded.build_text, f"{package}/BUILD"), loaded.files) if loaded else None
             )
         known = packages[package]
-        group = known[0].get(name) if known else None
+        if known is None:
+            continue
+        groups, listing = known
+        group = groups.get(name)
         if group is None:
             continue
-        for entry in group.entries + _globbed(group, known[1]):
+        for entry in group.entries + _globbed(group, listing):
             if entry.startswith("@"):  # another repository's files are not TensorFlow kernels
                 continue
             target = _target_label(entry, package)

@@ -17,7 +17,7 @@ import bisect
 import io
 import re
 import tokenize
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from tfbuild.errors import SourceTreeError
@@ -170,7 +170,7 @@ def _call_arguments(tokens: list[tokenize.TokenInfo], start: int) -> list[tuple[
     return out
 
 
-def _keyword_value_start(call: list[tuple[int, tokenize.TokenInfo]], keyword: str):
+def _keyword_value_start(call: list[tuple[int, tokenize.TokenInfo]], keyword: str) -> tokenize.TokenInfo | None:
     for index in range(len(call) - 2):
         depth, token = call[index]
         if (
@@ -194,7 +194,9 @@ def _keyword_string(call: list[tuple[int, tokenize.TokenInfo]], keyword: str) ->
     return value if isinstance(value, str) else None
 
 
-def _read_list(tokens, start: int, lines: _Text, what: tuple[str, str, str], file_name: str) -> ListSpan:
+def _read_list(
+    tokens: Sequence[tokenize.TokenInfo], start: int, lines: _Text, what: tuple[str, str, str], file_name: str
+) -> ListSpan:
     function, name, attribute = what
     where = f'{attribute} of {function} "{name}"'
     hint = "format the list one entry per line (buildifier does) and run tfbuild again"
@@ -251,7 +253,9 @@ def _read_list(tokens, start: int, lines: _Text, what: tuple[str, str, str], fil
     )
 
 
-def _entry(token, lines: _Text, has_comma: bool, comment_rows: list[int], file_name: str) -> ListEntry:
+def _entry(
+    token: tokenize.TokenInfo, lines: _Text, has_comma: bool, comment_rows: list[int], file_name: str
+) -> ListEntry:
     row = token.start[0]
     if token.end[0] != row:
         raise _bad(file_name, row, "a list entry spans several lines", "write it on one line")

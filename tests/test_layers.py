@@ -1,0 +1,78 @@
+"""The package's imports run one way: cli → build → toolchain → tree → model → cpp, with the
+small shared modules at the top of ``tfbuild/`` below all of them.
+
+Every ``import`` in every module counts, including the lazy ones inside functions, so a
+dependency cannot hide from this test by moving into a function body.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parent.parent / "tfbuild"
+LAYERS = ("cpp", "model", "tree", "toolchain", "build", "cli")  # lowest first
+SHARED = -1  # the loose modules: errors, fileio, templating, ...
+MAX_LOOSE_MODULES = 12
+
+
+def _layer(module: str) -> int:
+    """Rank of a dotted ``tfbuild.…`` module name; ``__main__`` is an entry point, like the CLI."""
+    parts = module.split(".")
+    if len(parts) == 1:
+        return SHARED
+    if parts[1] == "__main__":
+        return LAYERS.index("cli")
+    return LAYERS.index(parts[1]) if parts[1] in LAYERS else SHARED
+
+
+def _module_name(path: Path) -> str:
+    relative = path.relative_to(PACKAGE.parent).with_suffix("")
+    parts = relative.parts[:-1] if relative.name == "__init__" else relative.parts
+    return ".".join(parts)
+
+
+def _imported(tree: ast.AST) -> list[tuple[int, str]]:
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name) for alias in node.names if alias.name.startswith("tfbuild")]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("tfbuild"):
+            if node.module == "tfbuild":  # `from tfbuild import x` may name a subpackage
+                found += [(node.lineno, f"tfbuild.{alias.name}") for alias in node.names]
+            else:
+                found.append((node.lineno, node.module))
+    return found
+
+
+def _modules() -> list[Path]:
+    return sorted(PACKAGE.rglob("*.py"))
+
+
+@pytest.mark.parametrize("path", _modules(), ids=lambda path: str(path.relative_to(PACKAGE)))
+def test_imports_point_down_the_flow(path):
+    importer = _module_name(path)
+    rank = _layer(importer)
+    upward = [
+        f"line {line}: {importer} imports {target}"
+        for line, target in _imported(ast.parse(path.read_text(), str(path)))
+        if _layer(target) > rank and not target.startswith(importer)
+    ]
+    assert upward == []
+
+
+def test_the_top_of_the_package_stays_small():
+    loose = sorted(path.name for path in PACKAGE.glob("*.py"))
+    assert len(loose) <= MAX_LOOSE_MODULES, loose
+    subpackages = {path.parent.name for path in PACKAGE.glob("*/__init__.py")}
+    assert subpackages == set(LAYERS)
+
+
+def test_the_layer_rule_catches_an_upward_import():
+    tree = ast.parse("def f():\n    from tfbuild.build.run import run_build\n")
+    (line, target), = _imported(tree)
+    assert (line, target) == (2, "tfbuild.build.run")
+    assert _layer(target) > _layer("tfbuild.tree.edits")
+    assert _layer("tfbuild.errors") < _layer("tfbuild.cpp.macros")
