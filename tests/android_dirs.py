@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 
-def make_ndk(root: Path, revision: str = "18.1.5063045", api_levels: tuple[int, ...] = (16, 21, 28)) -> Path:
+def make_ndk(root: Path, revision: str = "18.1.5063045", api_levels: tuple[int, ...] = (16, 18, 21, 28)) -> Path:
     root.mkdir(parents=True, exist_ok=True)
     (root / "source.properties").write_text(f"Pkg.Desc = Android NDK\nPkg.Revision = {revision}\n")
     for level in api_levels:

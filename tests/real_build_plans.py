@@ -45,7 +45,8 @@ def prepare_tf1_tree(root: Path, android_dir: Path) -> Path:
 
     from tfbuild.build.options import AndroidOptions
     from tfbuild.build.workspace import apply_block, render_android_block, resolve_android_repositories
-    from tfbuild.tree.facts import read_version
+    from tfbuild.toolchain.tf_versions import tree_requirements
+    from tfbuild.tree.facts import read_tree_facts
 
     make_tf1_tree(root)
     (root / ".bazelversion").write_text(TREE_BAZEL_VERSION + "\n")
@@ -53,13 +54,13 @@ def prepare_tf1_tree(root: Path, android_dir: Path) -> Path:
     for directory in (sdk / "platforms" / "android-23", sdk / "build-tools" / "26.0.1", ndk):
         directory.mkdir(parents=True, exist_ok=True)
     (ndk / "source.properties").write_text("Pkg.Desc = Android NDK\nPkg.Revision = 18.1.5063045\n")
-    version = read_version(root)
+    requirements = tree_requirements(read_tree_facts(root))
     repositories = resolve_android_repositories(
-        AndroidOptions(sdk=sdk, ndk=ndk), version,
+        AndroidOptions(sdk=sdk, ndk=ndk), requirements,
         sdk_path_in_build="/opt/android-sdk", ndk_path_in_build="/opt/android-ndk",
     )
     workspace = root / "WORKSPACE"
-    workspace.write_text(apply_block(workspace.read_text(), render_android_block(repositories, version), where=str(workspace)))
+    workspace.write_text(apply_block(workspace.read_text(), render_android_block(repositories, requirements), where=str(workspace)))
     identity = ["-c", "user.name=tfbuild tests", "-c", "user.email=tests@tfbuild.invalid", "-c", "commit.gpgsign=false"]
     subprocess.run(["git", "-C", str(root), "add", "WORKSPACE", ".bazelversion"], check=True)
     subprocess.run(["git", *identity, "-C", str(root), "commit", "-qm", "Pin Bazel; Android repositories"], check=True)

@@ -186,7 +186,7 @@ def test_the_android_workspace_block_is_committed_on_the_work_branch(tmp_path):
     from android_dirs import make_sdk
 
     from tfbuild.build.flavours import plan_build
-    from tfbuild.build.run import _commit_workspace
+    from tfbuild.build.run import _commit_tree_changes, _tree_changes
     from tfbuild.tree.facts import read_tree_facts
     from tfbuild.tree.work_branch import WORK_BRANCH, checkout_state
 
@@ -197,10 +197,10 @@ def test_the_android_workspace_block_is_committed_on_the_work_branch(tmp_path):
     )
     facts = read_tree_facts(tree)
     plan = plan_build(build, header_text="// header\n", tree=facts)
-    _commit_workspace(plan, facts)
+    _commit_tree_changes(_tree_changes(plan, facts, None))
     state = checkout_state(tree)
     assert state.branch == WORK_BRANCH and state.dirty_files == ()
     assert 'path = "/opt/android-sdk"' in (tree / "WORKSPACE").read_text()
-    _commit_workspace(plan_build(build, header_text="// header\n", tree=read_tree_facts(tree)), facts)
+    _commit_tree_changes(_tree_changes(plan_build(build, header_text="// header\n", tree=read_tree_facts(tree)), facts, None))
     log = subprocess.run(["git", "log", "--format=%s", WORK_BRANCH], cwd=tree, capture_output=True, text=True).stdout
     assert log.count("tfbuild: Android SDK/NDK repositories") == 1  # the second plan changed nothing

@@ -74,7 +74,7 @@ def test_a_failing_step_names_itself_its_exit_code_and_the_log(tmp_path):
     with pytest.raises(StepFailed) as caught:
         execute_plan(plan)
     error = caught.value
-    assert isinstance(error, BuildError) and error.exit_code == 4
+    assert isinstance(error, BuildError) and error.exit_code == BuildError.exit_code and error.step_exit_code == 4
     assert "step 2/3 'compile'" in error.message and "exit code 4" in error.message
     assert "error: no such file" in error.message
     assert str(error.log_path) in error.hint and error.log_path.exists()
@@ -125,3 +125,50 @@ def test_a_container_plan_runs_in_one_container_and_cleans_up(tmp_path):
     assert (src / "seen").read_text() == "kept\nfrom-plan\n"
     after = {c.name for c in client.containers.list(all=True)}
     assert not {name for name in after - before if name.startswith("tfbuild-test-target")}
+
+
+# -- a failed step is tfbuild's exit code 7, quoting the step's own --------------------------------
+@pytest.mark.parametrize("argv, quoted", [
+    (("false",), "exit code 1"),
+    (("sh", "-c", "tfbuild-no-such-tool --version"), "exit code 127 (command not found)"),
+    (("sh", "-c", "sh -c 'kill -TERM $$'"), "exit code 143 (128 + SIGTERM: killed by a signal)"),
+])
+def test_a_failed_local_step_is_a_build_error_quoting_its_own_code(tmp_path, argv, quoted):
+    plan = _plan(tmp_path, [Step("the step", argv, PurePosixPath(str(tmp_path)))])
+    with pytest.raises(StepFailed) as caught:
+        execute_plan(plan)
+    assert caught.value.exit_code == BuildError.exit_code == 7
+    assert f"build step 1/1 'the step' failed with {quoted}" in caught.value.message
+
+
+def test_a_local_process_killed_by_a_signal_says_so(tmp_path):
+    plan = _plan(tmp_path, [Step("python", ("python3", "-c", "import os, signal; os.kill(os.getpid(), signal.SIGKILL)"),
+                                 PurePosixPath(str(tmp_path)))])
+    with pytest.raises(StepFailed, match="failed with signal SIGKILL") as caught:
+        execute_plan(plan)
+    assert caught.value.exit_code == 7 and caught.value.step_exit_code == -9
+
+
+def test_the_cli_exits_7_when_a_build_step_fails_with_127(tmp_path, monkeypatch, capsys):
+    """The whole path a user sees: a real local step that exits 127 (a tool the shell cannot
+    find) ends tfbuild with 7, its documented code for a failed build, not with 127."""
+    import tfbuild.build.run
+    from tfbuild.cli import main
+
+    def run_build(options, *, console=None):
+        execute_plan(_plan(tmp_path, [_sh("compile", "tfbuild-no-such-compiler -c x.cc", tmp_path)]))
+
+    monkeypatch.setattr(tfbuild.build.run, "run_build", run_build)
+    model = tmp_path / "ops.json"
+    model.write_text('[["Const", "ConstantOp"]]')
+    code = main(["build", "--target", "linux-x86_64", "--model", str(model), "--local", "--out", str(tmp_path / "out")])
+    err = capsys.readouterr().err
+    assert code == 7, err
+    assert "exit code 127 (command not found)" in err and "tfbuild-no-such-compiler" in err
+
+
+def test_a_tool_missing_here_is_a_toolchain_error_before_the_step_runs(tmp_path):
+    plan = _plan(tmp_path, [Step("cc", ("tfbuild-no-such-compiler", "-c", "x.cc"), PurePosixPath(str(tmp_path)))])
+    with pytest.raises(ToolchainError, match="not found on this machine") as caught:
+        execute_plan(plan)
+    assert caught.value.exit_code == 6

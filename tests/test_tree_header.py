@@ -61,3 +61,16 @@ def test_preflight_passes_with_the_tree_header(tf1_tree, matmul_graph, tmp_path)
     header = tmp_path / "ops_to_register.h"
     assert main(["header", str(matmul_graph), "-o", str(header), "--source", str(tf1_tree)]) == 0
     assert main(["check", "--flavour", "makefile", "--header", str(header), "--source", str(tf1_tree)]) == 0
+
+
+@pytest.mark.tensorflow
+def test_the_summary_counts_what_the_header_registers(matmul_graph, tmp_path, capsys):
+    """Not the models' ops: the header also registers the default ops (NoOp, _Recv, _Send)."""
+    header = tmp_path / "ops_to_register.h"
+    assert main(["header", str(matmul_graph), "-o", str(header)]) == 0
+    contents = parse_header(header)
+    assert len(contents.ops) > 3  # Placeholder, Const, MatMul and the default ops
+    line = capsys.readouterr().out.strip().splitlines()[-1]
+    assert line == f"wrote {header} (registers {len(contents.ops)} ops, {len(contents.kernel_classes)} kernel classes)"
+    assert main(["header", str(matmul_graph), "-o", str(header), "--granularity", "op"]) == 0
+    assert capsys.readouterr().out.strip().endswith(f"(registers {len(contents.ops)} ops, every kernel class of each)")

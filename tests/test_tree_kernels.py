@@ -121,3 +121,48 @@ def test_retargeted_header_keeps_matmul_in_a_tf1_build(tree, index, tmp_path):
         ("MatMul", "MatMulOp<CPUDevice, float, false >"),
         ("Relu", "ReluOp<CPUDevice, float>"),
     }
+
+
+def test_renamed_and_dropped_classes_are_reported_apart(index):
+    """One class renamed, three with no counterpart: the notes say so, not "4 replaced"."""
+    from tfbuild.tree.retarget import retarget_notes
+
+    needed = [
+        *INSTALLED_PAIRS,
+        ("FusedBatchNormV3", "FusedBatchNormOp<CPUDevice, float, float>"),  # op missing from the tree
+        ("_FusedConv2D", "FusedConv2DOp<CPUDevice, float>"),  # op missing from the tree
+        ("Softmax", "SoftmaxOp<CPUDevice, int32>"),  # the tree has Softmax, but no int32 kernel
+    ]
+    result = retarget_ops_and_kernels(needed, {**FLOAT32, "Softmax": ["int32"]}, index)
+    assert [(r.op, r.installed, r.tree) for r in result.renamed_classes] == [
+        ("MatMul", "BatchMatMulOp<CPUDevice, float, float, float, true>", ("MatMulOp<CPUDevice, float, false >",)),
+    ]
+    assert result.dropped_classes == (
+        ("FusedBatchNormV3", "FusedBatchNormOp<CPUDevice, float, float>"),
+        ("_FusedConv2D", "FusedConv2DOp<CPUDevice, float>"),
+        ("Softmax", "SoftmaxOp<CPUDevice, int32>"),
+    )
+    notes = retarget_notes(result)
+    assert ("1 kernel class name(s) of the installed TensorFlow are spelled differently in the tree and were "
+            "replaced by the tree's, e.g. MatMul: BatchMatMulOp<CPUDevice, float, float, float, true> -> "
+            "MatMulOp<CPUDevice, float, false >") in notes
+    assert ("3 kernel class(es) of the installed TensorFlow were dropped: the tree registers no kernel for that "
+            "op and dtype, e.g. FusedBatchNormV3: FusedBatchNormOp<CPUDevice, float, float>") in notes
+    assert not any("differ in the tree" in note for note in notes)
+
+
+def test_classes_the_tree_registers_are_neither_renamed_nor_dropped(index):
+    result = retarget_ops_and_kernels([("Const", "ConstantOp"), ("Relu", "ReluOp<CPUDevice, float>")], FLOAT32, index)
+    assert result.renamed_classes == () and result.dropped_classes == ()
+
+
+@pytest.mark.parametrize("kernel_class, dtypes", [
+    ("BatchMatMulOp<CPUDevice, float, float, float, true>", {"float"}),
+    ("BinaryOp<CPUDevice, functor::add<Eigen::half>>", {"half"}),
+    ("ReductionOp<CPUDevice, float, int64, Eigen::internal::MinReducer<float>>", {"float", "int64"}),
+    ("ConstantOp", set()),
+])
+def test_class_dtypes(kernel_class, dtypes):
+    from tfbuild.tree.retarget import class_dtypes
+
+    assert class_dtypes(kernel_class) == dtypes

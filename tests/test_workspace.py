@@ -21,9 +21,8 @@ from tfbuild.build.workspace import (
 )
 from tfbuild.cli import main
 from tfbuild.errors import ConfigError, SourceTreeError
-from tfbuild.tree.facts import TensorFlowVersion
-
-TF113 = TensorFlowVersion(1, 13, 0)
+from tfbuild.toolchain.tf_versions import tree_requirements
+from tfbuild.tree.facts import read_tree_facts
 
 
 @pytest.fixture(scope="module")
@@ -136,11 +135,12 @@ def test_explicit_levels_are_used(android, tree):
     assert "api_level = 23," in block and '"26.0.1"' in block and "api_level = 16," in block
 
 
-def test_hostile_paths_stay_inside_the_string(tmp_path):
+def test_hostile_paths_stay_inside_the_string(tmp_path, tree):
     sdk = make_sdk(tmp_path / 'we"ird\\sdk')
     ndk = make_ndk(tmp_path / "ndk")
-    repositories = resolve_android_repositories(AndroidOptions(sdk=sdk, ndk=ndk), TF113)
-    block = render_android_block(repositories, TF113)
+    requirements = tree_requirements(read_tree_facts(tree))
+    repositories = resolve_android_repositories(AndroidOptions(sdk=sdk, ndk=ndk), requirements)
+    block = render_android_block(repositories, requirements)
     calls = [node for node in ast.walk(ast.parse(block)) if isinstance(node, ast.Call)]
     paths = [kw.value.value for call in calls for kw in call.keywords if kw.arg == "path"]
     assert paths == [str(sdk), str(ndk)]

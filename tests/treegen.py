@@ -5,10 +5,11 @@ The trees have TensorFlow's paths, macro forms, BUILD target names and list form
 
 - ``make_tf1_tree``: a TF 1.12-era tree. ``tensorflow/contrib/makefile`` (Makefile,
   tf_op_files.txt, the dependency scripts), ``android_*`` filegroups, ``configure.py`` with
-  ``check_bazel_version('0.19.0', '0.20.0')``. Two tagged commits: ``v1.12.0`` and ``v1.13.0``
+  ``check_bazel_version('0.19.0', '0.20.0')``, ``_SUPPORTED_ANDROID_NDK_VERSIONS = [10, ..., 18]``
+  and the ``ANDROID_NDK_API_LEVEL`` prompt (default ``'18'``). Two tagged commits: ``v1.12.0`` and ``v1.13.0``
   (version bump plus a new kernel file, ``cwise_op_squared_difference.cc``); HEAD at the second.
 - ``make_tf2_tree``: a later 2.x tree. ``portable_*`` filegroups, ``.bazelversion``, no
-  ``contrib/makefile``; ``register_kernel::Name`` also checks ``SHOULD_REGISTER_OP`` as in 2.x.
+  ``contrib/makefile``, a configure.py that states no NDK facts (tfbuild's table answers); ``register_kernel::Name`` also checks ``SHOULD_REGISTER_OP`` as in 2.x.
 - ``make_large_tree``: a tf1 tree plus thousands of generated kernel files (benchmarks).
 
 The kernels compile: the tree carries a small stand-in framework under
@@ -21,6 +22,14 @@ The library exports ``TfStandinRegisteredKernels()`` / ``TfStandinRegisteredOps(
 ``tensorflow/tools/benchmark/benchmark_model_main.cc`` prints them
 (``kernel<TAB>op<TAB>device<TAB>class`` and ``op<TAB>name`` lines): it is the ``benchmark``
 binary of the Makefile build and ``//tensorflow/tools/benchmark:benchmark_model`` in Bazel.
+
+Op definitions are stated twice, as in TensorFlow: the ``REGISTER_OP`` calls of
+``tensorflow/core/ops/*.cc`` and the golden ``tensorflow/core/ops/ops.pbtxt`` (an ``OpList`` in
+text format, without the ``_``-named ops). The tf1 golden holds those ops' blocks as a real TF
+1.9 tree has them (Conv2D without ``explicit_paddings``, MatMul without ``grad_a``/``grad_b``);
+the tf2 one is TensorFlow 2.x's own text of them (Conv2D with ``explicit_paddings`` and
+``EXPLICIT`` padding, as the tf2 ``nn_ops.cc`` overlay has it), MatMul without ``grad_a``/``grad_b``,
+which came after 2.6.
 
 Facts about the generated trees that tests may rely on are the module constants below.
 File contents live under ``tests/treegen_data`` (``common``, then the ``tf1``/``tf2`` overlay);
@@ -49,7 +58,10 @@ BAZEL_KERNELS_TARGET = {"android": "//tensorflow/core/kernels:android_tensorflow
 BAZEL_BENCHMARK_TARGET = "//tensorflow/tools/benchmark:benchmark_model"
 
 TF1_BAZEL_VERSIONS = ("0.19.0", "0.20.0")  # check_bazel_version(min, max) in configure.py
+TF1_NDK_MAJORS = tuple(range(10, 19))  # _SUPPORTED_ANDROID_NDK_VERSIONS in configure.py
+TF1_NDK_API_LEVEL = 18  # var_default of configure.py's ANDROID_NDK_API_LEVEL prompt
 TF2_BAZEL_VERSION = "3.7.2"  # .bazelversion
+OPS_PBTXT = "tensorflow/core/ops/ops.pbtxt"  # the golden OpList of both trees
 
 # Kernel files of the generated trees that no mobile filegroup and no tf_op_files.txt line
 # lists, so adding an op they register ("Min", "Rint") gives the build-file edits work to do.

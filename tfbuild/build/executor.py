@@ -8,7 +8,10 @@ and copies the artifacts out. Steps run in order; neighbouring steps marked ``pa
 compile per source) run together, up to ``jobs`` at once. Every output line goes to a log file
 beside the artifacts (and to the step's own log, if it has one); the terminal shows only
 "step i/n" and the latest line. A failing step becomes a :class:`StepFailed` naming the step,
-its exit code, the log, and the last lines it printed.
+its exit code, the log, and the last lines it printed; like every :class:`BuildError` it exits
+tfbuild with code 7 whatever the step's own code was (that is quoted in the message, and kept
+as ``step_exit_code``), so a step's 127 never reads as one of tfbuild's own exit codes. A tool
+missing on this machine for a ``--local`` step is a :class:`ToolchainError` before it runs.
 """
 
 from __future__ import annotations
@@ -55,20 +58,41 @@ class ExecutionResult:
 
 
 class StepFailed(BuildError):
-    """A build step exited non-zero. Keeps the details for callers that show more than one line."""
+    """A build step exited non-zero. Keeps the details for callers that show more than one line.
+
+    Its ``exit_code`` is :class:`BuildError`'s (tfbuild's own code for a failed build); the
+    step's code is ``step_exit_code``."""
 
     def __init__(
-        self, step: Step, index: int, total: int, exit_code: int, log_path: Path, tail: tuple[str, ...]
+        self, step: Step, index: int, total: int, step_exit_code: int, log_path: Path, tail: tuple[str, ...]
     ) -> None:
         last = next((line for line in reversed(tail) if line.strip()), "no output")
         super().__init__(
-            f"build step {index}/{total} '{step.name}' failed with exit code {exit_code}: {last.strip()[:300]}",
+            f"build step {index}/{total} '{step.name}' failed with {describe_exit(step_exit_code)}: "
+            f"{last.strip()[:300]}",
             hint=f"full log: {log_path}",
         )
         self.step = step
-        self.exit_code = exit_code
+        self.step_exit_code = step_exit_code
         self.log_path = log_path
         self.tail = tail
+
+
+def describe_exit(code: int) -> str:
+    """A step's exit status as a message quotes it: ``exit code 127 (command not found)``."""
+    if code < 0:  # a local process ended by a signal
+        return f"signal {_signal_name(-code)}"
+    meaning = {126: "command not executable", 127: "command not found"}.get(code)
+    if meaning is None and code > 128:
+        meaning = f"128 + {_signal_name(code - 128)}: killed by a signal"
+    return f"exit code {code} ({meaning})" if meaning else f"exit code {code}"
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return str(number)
 
 
 def execute_plan(

@@ -6,9 +6,21 @@ build plan -> its execution -> ``manifest.json``. Each arrow is one library call
 only orders them and carries values between them: the models are read once, the tree's kernel
 index is built once, and the edits and the preflight take the header's selection as a value
 (:class:`TreeWork`) rather than reading back the header or build files an earlier step wrote.
-``--dry-run`` stops after the plan: the models are analysed and the edits planned (reading
-only); nothing is built, and the only thing written is the host build of an op library's
-sources that analysing its models requires.
+
+Nothing in the tree changes until everything that can be checked has been: the edits are
+planned and the preflight runs on the build files as those edits leave them
+(:func:`_check_tree`), and the build's prerequisites (toolchain image or local programs,
+NDK/SDK, a tree that can take the commit: :mod:`tfbuild.build.prerequisites`) are all there.
+Only then does the build commit its tree changes (:class:`TreeChanges`: one commit on tfbuild's
+work branch, recording the untracked files it writes so ``tfbuild edit --revert`` removes them)
+and run. A failure or Ctrl-C after that carries notes saying what was changed and the one
+command that undoes it.
+
+``--dry-run`` takes the same road up to the prerequisites, so it fails where the build would
+(a preflight gap is exit 5 in both), then prints the plan, every tree change as a diff, and each
+prerequisite with its outcome, without failing on those (a plan is also made for a machine
+other than this one). It compiles nothing and writes nothing: an op library's kernels are read
+from its sources (:mod:`tfbuild.build.op_sources`) instead of from a host build of them.
 
 An op library has no tree: its sources are first compiled plainly for this machine so that
 TensorFlow can load them and the analysis can find their kernels (a custom op's kernel classes
@@ -17,32 +29,39 @@ exist only in its own library), then built selectively for the target.
 
 from __future__ import annotations
 
-import platform
-import shutil
-from dataclasses import dataclass
+import contextlib
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 
 from tfbuild.build.flavours import HEADER_NAME, HEADER_SUBDIR, InstalledTensorFlow, choose_flavour, plan_build
 from tfbuild.build.manifest import TensorFlowRecord, make_manifest, write_manifest
+from tfbuild.build.op_library import OpsLibraryPlan
 from tfbuild.build.options import BuildOptions
 from tfbuild.build.plan import BuildPlan
 from tfbuild.build.plan_text import plan_text
-from tfbuild.errors import ToolchainError
-from tfbuild.fileio import atomic_write_text
+from tfbuild.build.prerequisites import Prerequisite, check_prerequisites, check_xcode, require_prerequisites
+from tfbuild.fileio import atomic_write_text, unified_diff
 from tfbuild.flavour import Flavour
 from tfbuild.model.analysis import Analysis
+from tfbuild.model.formats import LoadedModel, load_model
 from tfbuild.model.header import HeaderContents, header_contents, render_header
-from tfbuild.toolchain.targets import TargetProfile, get_target
-from tfbuild.tree.edits import EditPlan, apply_plan, check_flavour, plan_edits
+from tfbuild.templating import render
+from tfbuild.toolchain.targets import get_target
+from tfbuild.tree.edits import EditPlan, check_flavour, plan_edits, revert_command
 from tfbuild.tree.facts import TreeFacts, git_commit, read_tree_facts
 from tfbuild.tree.kernel_index import KernelIndex, build_kernel_index
-from tfbuild.tree.needs import Needs, header_needs
-from tfbuild.tree.preflight import PreflightRequest, check_tree, require_pass
+from tfbuild.tree.needs import KernelNeed, Needs, header_needs
+from tfbuild.tree.preflight import PreflightReport, PreflightRequest, check_tree, require_pass
 from tfbuild.tree.protobuf_rename import apply_protobuf_rename, plan_protobuf_rename
 from tfbuild.tree.retarget import retarget_analysis, retarget_notes, tree_name
-from tfbuild.tree.work_branch import commit_files
+from tfbuild.tree.work_branch import WORK_BRANCH, CommitResult, commit_files, recorded_generated, tracked_paths
+
+if TYPE_CHECKING:
+    from tfbuild.build.executor import ExecutionResult  # the docker SDK: only when something runs
 
 ANALYSIS_SUBDIR = ".analysis"
 
@@ -55,6 +74,7 @@ class BuildResult:
     text: str  # the plan as printed by --dry-run
     notes: tuple[str, ...]
     header: Path
+    header_text: str = ""
     artifacts: tuple[Path, ...] = ()
     manifest: Path | None = None
     log: Path | None = None
@@ -76,9 +96,93 @@ class TreeWork:
     """What the build's header selects, as the rendering step computed it."""
     header_path: Path
     """Where the build writes that header: named in messages, never read."""
+    kernelless_ops: tuple[str, ...] = ()
+    """Ops the models use that the tree registers no CPU kernel for (so the header cannot name them)."""
+    models: tuple[LoadedModel, ...] = ()
+    """The models, whose NodeDefs the preflight checks against the tree's op definitions."""
 
     def needs(self) -> Needs:
-        return header_needs(self.header, self.index, origin=str(self.header_path))
+        """The header's selection, plus every op the models use that the tree has no CPU kernel
+        for: the header leaves those out, but the device fails on them all the same, so the
+        preflight must see them (as ``tfbuild check --model`` does)."""
+        needs = header_needs(self.header, self.index, origin=str(self.header_path))
+        named = set(needs.op_names())
+        missing = tuple(KernelNeed(op) for op in self.kernelless_ops if op not in named)
+        return replace(needs, ops=needs.ops + missing)
+
+
+@dataclass(frozen=True)
+class TreeCheck:
+    """The source edits a build makes, planned, and the preflight of the tree they leave."""
+
+    edits: EditPlan
+    report: PreflightReport
+
+    def notes(self, *, dry_run: bool) -> list[str]:
+        """For the build's notes: each edit and the entries it adds (a dry run shows them as a
+        diff instead), what the edits cannot fix, and the preflight's findings."""
+        edits = () if dry_run else self.edits.edits
+        notes = [f"source edit: {edit.path}: added {', '.join(edit.added)}" for edit in edits]
+        if not self.edits.changed:
+            notes.append("source edits: none needed, the build files already list every needed file")
+        notes += [f"source edit: {note}" for note in self.edits.notes]
+        notes.append(f"preflight: passed, {len(self.report.checked_ops)} op(s) checked with the edits applied")
+        return notes + [f"preflight: {note}" for note in self.report.notes]
+
+
+@dataclass(frozen=True)
+class TreeChanges:
+    """Everything a build changes in its source tree, planned before any of it is changed.
+
+    One commit on tfbuild's work branch holds the tracked files it changes (the build-file
+    edits, and generated files the tree tracks, such as the WORKSPACE with its Android block)
+    and records the untracked files the build writes into the tree (the header), so that
+    ``tfbuild edit --revert`` restores the tree as it was. The untracked files are written by
+    the executor, after the commit.
+    """
+
+    root: Path
+    edits: EditPlan | None
+    files: Mapping[str, tuple[str, str]]
+    """Tracked files the commit changes: repository path -> (text now, text after)."""
+    written: Mapping[str, str] = field(default_factory=dict)
+    """Untracked files the build writes into the tree: repository path -> content."""
+    unrecorded: tuple[str, ...] = ()
+    """Those of ``written`` that no commit of the checked-out work branch records yet."""
+    recordable: bool = True
+    """False when the tree is not a git checkout: nothing can be recorded there."""
+
+    @property
+    def commits(self) -> bool:
+        return bool(self.files) or bool(self.unrecorded and self.recordable)
+
+    def message(self) -> str:
+        """The commit message: what the commit is for, then what it changes and records."""
+        if self.edits is not None and self.edits.changed:
+            return self.edits.commit_message() + "".join(f"\n  {path}: {_why(path)}" for path in self.others())
+        others = self.others()
+        if others:
+            return f"tfbuild: {_why(others[0])}" + "".join(f"\n\n{path}: {_why(path)}" for path in others[1:])
+        return "tfbuild: record the files tfbuild build writes into the tree"
+
+    def diff(self) -> str:
+        return "".join(unified_diff(path, old, new) for path, (old, new) in self.files.items())
+
+    def summary(self) -> str:
+        """The tracked changes in a few words, for one line."""
+        parts = [f"{edit.path} (+{len(edit.added)})" for edit in (self.edits.edits if self.edits else ())]
+        parts += self.others()
+        return ", ".join(parts) or "no tracked file changed; records " + ", ".join(self.unrecorded)
+
+    def others(self) -> list[str]:
+        """The tracked files the commit changes besides the build-file edits (the WORKSPACE)."""
+        edited = self.edits.new_texts() if self.edits is not None else {}
+        return [path for path in self.files if path not in edited]
+
+
+def _why(path: str) -> str:
+    """Why the build changes a tracked file other than the build-file lists."""
+    return "Android SDK/NDK repositories" if path == "WORKSPACE" else "as the build plan generates it"
 
 
 def run_build(options: BuildOptions, *, console: Console | None = None) -> BuildResult:
@@ -86,11 +190,10 @@ def run_build(options: BuildOptions, *, console: Console | None = None) -> Build
     profile = get_target(options.target)
     tree = read_tree_facts(options.source) if options.source is not None else None
     flavour = choose_flavour(options, profile, tree)
-    if not options.dry_run:
-        _check_can_run(profile)
+    if not options.dry_run and "xcode" in profile.requires:
+        check_xcode(profile)  # before the analysis: nothing is worth running for it
     tensorflow = _installed_tensorflow() if flavour == Flavour.OPS_LIBRARY else None
-    op_libraries = _analysis_libraries(options, flavour)
-    analysis = _analyze(options, op_libraries)
+    analysis, scan_notes = _analyze(options, flavour)
     header_path = options.output_dir / HEADER_SUBDIR / HEADER_NAME
     work = None
     retarget: list[str] = []
@@ -99,27 +202,32 @@ def run_build(options: BuildOptions, *, console: Console | None = None) -> Build
     header_text = render_header(analysis, options.header)
     notes = [f"{problem.model}: {problem.op} ({problem.node}): {problem.message}" for problem in analysis.problems]
     notes += retarget
+    notes.append(f"header: registers {header_contents(analysis, options.header).summary()}")
+    plan = plan_build(options, header_text=header_text, tree=tree, tensorflow=tensorflow, flavour=flavour)
+    checked = _check_tree(work) if work is not None else None
+    changes = _tree_changes(plan, tree, checked.edits if checked else None) if tree is not None else None
+    if checked is not None:
+        notes += checked.notes(dry_run=options.dry_run)
+    # The build's host compile of an op library has run by now; a dry run still has it ahead.
+    host_tools = _host_library(options).tools if flavour == Flavour.OPS_LIBRARY and options.dry_run else ()
+    prerequisites = check_prerequisites(
+        plan, profile, options, host_tools=host_tools,
+        commit_in=changes.root if changes is not None and changes.commits else None,
+    )
 
     if options.dry_run:
-        plan = plan_build(options, header_text=header_text, tree=tree, tensorflow=tensorflow, flavour=flavour)
-        if work is not None:
-            notes += _planned_edits(work)
-        if options.protobuf_rename and flavour == Flavour.MAKEFILE:
+        if tree is not None and options.protobuf_rename and flavour == Flavour.MAKEFILE:
             notes.append(_RENAME_NOTE)
-        return BuildResult(plan=plan, text=plan_text(plan, notes=notes), notes=tuple(notes), header=header_path)
+        text = plan_text(plan, notes=notes) + _dry_run_report(changes, prerequisites, scan_notes, options)
+        return BuildResult(
+            plan=plan, text=text, notes=tuple(notes), header=header_path, header_text=header_text
+        )
 
+    require_prerequisites(prerequisites)
     atomic_write_text(header_path, header_text)
-    if work is not None:
-        notes += _edit_and_check(work)
-    plan = plan_build(options, header_text=header_text, tree=tree, tensorflow=tensorflow, flavour=flavour)
-    if tree is not None and flavour == Flavour.BAZEL:
-        _commit_workspace(plan, tree)
-
-    from tfbuild.build.executor import execute_plan  # the docker SDK: only when something runs
-
-    if tree is not None and options.protobuf_rename and flavour == Flavour.MAKEFILE:
-        _rename_protobuf(plan, tree, console)
-    executed = execute_plan(plan, console=console, timeout=options.timeout)
+    executed, changed = _change_tree_and_execute(plan, tree, changes, options, console)
+    if changed is not None and changed.lines():
+        notes.append(f"source tree: {'; '.join(changed.lines())}; undo with: {revert_command(changed.changes.root)}")
     manifest = make_manifest(
         plan,
         artifacts=executed.artifacts,
@@ -133,6 +241,7 @@ def run_build(options: BuildOptions, *, console: Console | None = None) -> Build
         text=plan_text(plan, notes=notes),
         notes=tuple(notes),
         header=header_path,
+        header_text=header_text,
         artifacts=executed.artifacts,
         manifest=write_manifest(manifest, options.output_dir),
         log=executed.log_path,
@@ -145,17 +254,34 @@ _RENAME_NOTE = (
 )
 
 
+def _change_tree_and_execute(
+    plan: BuildPlan, tree: TreeFacts | None, changes: TreeChanges | None, options: BuildOptions, console: Console | None
+) -> tuple[ExecutionResult, _ChangeLog | None]:
+    """Commit the tree changes, rename protobuf if asked, run the plan; from the first change on,
+    a failure or Ctrl-C carries notes on what was changed and how to undo it."""
+    from tfbuild.build.executor import execute_plan  # the docker SDK: only when something runs
+
+    changed = _ChangeLog(changes) if changes is not None else None
+    with _undo_notes(changed):
+        if changed is not None:
+            changed.commit = _commit_tree_changes(changed.changes)
+        if tree is not None and options.protobuf_rename and plan.flavour == Flavour.MAKEFILE:
+            _rename_protobuf(plan, tree, console)
+            if changed is not None:
+                changed.protobuf_renamed = True
+        executed = execute_plan(plan, console=console, timeout=options.timeout)
+    return executed, changed
+
+
 def _installed_tensorflow() -> InstalledTensorFlow:
     from tfbuild.build.op_library import installed_tensorflow
 
     return installed_tensorflow()
 
 
-def _analysis_libraries(options: BuildOptions, flavour: Flavour) -> tuple[Path, ...]:
-    """For an op library: a plain build of its sources for this machine, for TensorFlow to load."""
-    if flavour != Flavour.OPS_LIBRARY:
-        return ()
-    from tfbuild.build.op_library import OpsLibrarySpec, build_ops_library, plan_ops_library
+def _host_library(options: BuildOptions) -> OpsLibraryPlan:
+    """An op library's plain build for this machine, for TensorFlow to load in the analysis."""
+    from tfbuild.build.op_library import OpsLibrarySpec, plan_ops_library
 
     scratch = options.output_dir / ANALYSIS_SUBDIR
     spec = OpsLibrarySpec.for_installed_tensorflow(
@@ -163,13 +289,28 @@ def _analysis_libraries(options: BuildOptions, flavour: Flavour) -> tuple[Path, 
         scratch / f"lib{options.ops_library_name}_host.so",
         build_dir=scratch / "objs",
     )
-    return (build_ops_library(plan_ops_library(spec), jobs=options.jobs).path,)
+    return plan_ops_library(spec)
 
 
-def _analyze(options: BuildOptions, op_libraries: tuple[Path, ...]) -> Analysis:
+def _analyze(options: BuildOptions, flavour: Flavour) -> tuple[Analysis, list[str]]:
+    """What the models need, and (dry run of an op library) what was read from its sources.
+
+    An op library's kernels exist only in its own sources. The build compiles them for this
+    machine and loads the result into TensorFlow before analysing; a dry run reads them
+    instead (:mod:`tfbuild.build.op_sources`) and says so in its notes.
+    """
     from tfbuild.model.analysis import analyze_models  # imports TensorFlow
 
-    return analyze_models(options.models, op_libraries=op_libraries)
+    if flavour != Flavour.OPS_LIBRARY:
+        return analyze_models(options.models), []
+    if not options.dry_run:
+        from tfbuild.build.op_library import build_ops_library
+
+        library = build_ops_library(_host_library(options), jobs=options.jobs).path
+        return analyze_models(options.models, op_libraries=(library,)), []
+    from tfbuild.build.op_sources import complete_analysis, scan_op_sources
+
+    return complete_analysis(analyze_models(options.models), scan_op_sources(options.op_sources))
 
 
 def _prepare_tree(
@@ -179,49 +320,128 @@ def _prepare_tree(
     compiled into the tree, so it must name them); the work for the tree steps; retarget notes."""
     index = build_kernel_index(tree.root)
     analysis, retargeted = retarget_analysis(analysis, index, tree_name=tree_name(index, tree.root))
-    work = TreeWork(tree, flavour, index, header_contents(analysis, options.header), header_path)
+    header = header_contents(analysis, options.header)
+    models = tuple(load_model(Path(model)) for model in options.models)  # parsed again: _analyze keeps none
+    work = TreeWork(tree, flavour, index, header, header_path, kernelless_ops=retargeted.missing_ops, models=models)
     return analysis, work, [f"kernel classes: {note}" for note in retarget_notes(retargeted)]
 
 
-def _plan_tree_edits(work: TreeWork) -> tuple[EditPlan, Needs]:
+def _check_tree(work: TreeWork) -> TreeCheck:
+    """Plan the source edits the needs call for and run the preflight on the build files as
+    those edits leave them: the one tree check the build and ``--dry-run`` both run, before
+    either changes anything. A gap raises :class:`~tfbuild.errors.PreflightError` (exit 5), so
+    it stops the build here rather than after an hour, and the dry run with the same verdict."""
     flavour = check_flavour(work.flavour)
     needs = work.needs()
-    return plan_edits(work.tree.root, flavour, needs, work.index), needs
-
-
-def _planned_edits(work: TreeWork) -> list[str]:
-    """What the source edits would change; nothing is written."""
-    plan, _ = _plan_tree_edits(work)
-    notes = [f"source edit: {len(edit.added)} file(s) added to {edit.path}" for edit in plan.edits]
-    if not plan.edits:
-        notes.append("source edits: none needed, the tree already compiles every needed kernel")
-    return notes + [f"source edit: {note}" for note in plan.notes]
-
-
-def _edit_and_check(work: TreeWork) -> list[str]:
-    """Make the tree compile the needed kernels (a commit on tfbuild's work branch), then check
-    it would work on the device; a gap stops the build here rather than after an hour."""
-    plan, needs = _plan_tree_edits(work)
-    if plan.changed:
-        apply_plan(plan)
-    notes = [f"source edit: {len(edit.added)} file(s) added to {edit.path}" for edit in plan.edits]
-    request = PreflightRequest(source=work.tree.root, flavour=plan.flavour, header=work.header_path)
-    report = check_tree(request, needs, work.index, header=work.header, edited=plan.new_texts())
+    edits = plan_edits(work.tree.root, flavour, needs, work.index)
+    request = PreflightRequest(source=work.tree.root, flavour=edits.flavour, header=work.header_path)
+    report = check_tree(request, needs, work.index, header=work.header, edited=edits.new_texts(), models=work.models)
     require_pass(report)
-    return notes + [f"preflight: {note}" for note in report.notes]
+    return TreeCheck(edits, report)
 
 
-def _commit_workspace(plan: BuildPlan, tree: TreeFacts) -> None:
-    """Commit the WORKSPACE's Android block on tfbuild's work branch, like the other edits: the
-    tree stays clean (so the next build's edits are allowed) and ``tfbuild edit --revert``
-    undoes it with them."""
-    workspace = tree.root / "WORKSPACE"
-    for generated in plan.generated_files:
-        if generated.path == workspace:
-            old = workspace.read_text(encoding="utf-8")
-            if old != generated.content:
-                message = "tfbuild: Android SDK/NDK repositories"
-                commit_files(tree.root, {"WORKSPACE": (old, generated.content)}, message)
+def _tree_changes(plan: BuildPlan, tree: TreeFacts, edits: EditPlan | None) -> TreeChanges:
+    """What the build will change in ``tree``: ``edits``, and the plan's generated files that
+    are in the tree, tracked ones as committed changes, untracked ones recorded (reads only)."""
+    root = tree.root
+    files = edits.files() if edits is not None else {}
+    inside = {
+        generated.path.relative_to(root).as_posix(): generated.content
+        for generated in plan.generated_files
+        if generated.path.is_relative_to(root)
+    }
+    if tree.commit is None:  # not a git checkout: nothing can be committed or recorded
+        return TreeChanges(root, edits, files, inside, tuple(inside), recordable=False)
+    tracked = tracked_paths(root, inside)
+    for path, content in inside.items():
+        if path in tracked:
+            old = (root / path).read_bytes().decode("utf-8", "surrogateescape")
+            if old != content:
+                files[path] = (old, content)
+    written = {path: content for path, content in inside.items() if path not in tracked}
+    recorded = recorded_generated(root)
+    return TreeChanges(root, edits, files, written, tuple(path for path in written if path not in recorded))
+
+
+def _commit_tree_changes(changes: TreeChanges) -> CommitResult | None:
+    """Commit ``changes`` on tfbuild's work branch (nothing when there is nothing to commit):
+    the tree stays clean for the next build, and ``tfbuild edit --revert`` undoes it all."""
+    if not changes.commits:
+        return None
+    generated = changes.unrecorded if changes.recordable else ()
+    return commit_files(changes.root, changes.files, changes.message(), generated=generated)
+
+
+@dataclass
+class _ChangeLog:
+    """What a running build has changed in its tree so far."""
+
+    changes: TreeChanges
+    commit: CommitResult | None = None
+    protobuf_renamed: bool = False
+
+    def lines(self) -> list[str]:
+        root = self.changes.root
+        lines = []
+        if self.commit is not None:
+            lines.append(f"committed {self.commit.commit[:12]} on {self.commit.branch}: {self.changes.summary()}")
+        for path, content in self.changes.written.items():
+            file = root / path
+            if file.is_file() and file.read_bytes() == content.encode("utf-8"):
+                lines.append(f"wrote {path} (untracked)")
+        if self.protobuf_renamed:
+            lines.append(
+                "renamed protobuf to google::protobuf3 in tensorflow/contrib/makefile/downloads (the build's "
+                "downloaded dependencies: the revert leaves them; delete that directory for the original)"
+            )
+        return lines
+
+
+@contextlib.contextmanager
+def _undo_notes(changed: _ChangeLog | None) -> Iterator[None]:
+    """On any failure or interruption inside, note on the exception what the build had changed
+    in the tree and the one command that undoes it (the CLI prints exception notes)."""
+    try:
+        yield
+    except BaseException as error:
+        lines = changed.lines() if changed is not None else []
+        if changed is not None and lines:
+            error.add_note(f"the build stopped after changing the source tree {changed.changes.root}:")
+            for line in lines:
+                error.add_note(f"  {line}")
+            error.add_note(f"undo it with: {revert_command(changed.changes.root)}")
+        raise
+
+
+def _dry_run_report(
+    changes: TreeChanges | None, prerequisites: tuple[Prerequisite, ...], scan_notes: list[str], options: BuildOptions
+) -> str:
+    """What the dry run prints below the plan: an op library's kernels as read from its sources,
+    the tree changes (each file the commit changes, as a diff), and every prerequisite."""
+    missing = next((p.error for p in prerequisites if p.error is not None), None)
+    tree: dict[str, object] | None = None
+    if changes is not None:
+        edits = changes.edits
+        tree = {
+            "root": str(changes.root),
+            "commits": changes.commits,
+            "edit_lines": tuple(edits.summary_lines()) if edits is not None else (),
+            "others": tuple(f"{path}: {_why(path)}" for path in changes.others()),
+            "written": tuple(changes.written),
+            "recorded": changes.recordable,
+            "diff": changes.diff(),
+            "undo": revert_command(changes.root),
+        }
+    return render(
+        "dry_run.txt.j2",
+        op_sources=tuple(str(source) for source in options.op_sources) if options.op_sources else (),
+        library_dir=str(options.output_dir / ANALYSIS_SUBDIR),
+        scan_notes=tuple(scan_notes),
+        tree=tree,
+        work_branch=WORK_BRANCH,
+        prerequisites=tuple(p.line() for p in prerequisites),
+        stop=f"{missing.one_line()} (exit {missing.exit_code})" if missing is not None else "",
+    )
 
 
 def _rename_protobuf(plan: BuildPlan, tree: TreeFacts, console: Console | None) -> None:
@@ -231,14 +451,6 @@ def _rename_protobuf(plan: BuildPlan, tree: TreeFacts, console: Console | None) 
 
     execute_plan(dependencies_only(plan), console=console)
     apply_protobuf_rename(plan_protobuf_rename(tree.root))
-
-
-def _check_can_run(profile: TargetProfile) -> None:
-    if "xcode" in profile.requires and (platform.system() != "Darwin" or shutil.which("xcrun") is None):
-        raise ToolchainError(
-            f"{profile.name} builds with Xcode, which needs macOS; this machine cannot run the build",
-            hint="run it on a Mac with Xcode, or add --dry-run to see the plan",
-        )
 
 
 def _tensorflow_record(

@@ -3,10 +3,11 @@
 Bazel's Android builds need ``android_sdk_repository`` and ``android_ndk_repository`` rules in
 the WORKSPACE. TensorFlow's ``./configure`` asks for them interactively; tfbuild checks the SDK
 and NDK the way configure.py does (``source.properties``, ``platforms/android-N``,
-``build-tools/<version>``), refuses NDKs the tree's TensorFlow version does not support (table in
-``toolchains/tensorflow/versions.toml``), renders the block from ``WORKSPACE.append.tmpl`` and
-puts it between ``# BEGIN/# END tfbuild android repositories`` markers: the rest of the file is
-never touched, and a second run replaces only its own block.
+``build-tools/<version>``), refuses NDKs the tree does not support (the list in its configure.py,
+else the table in ``toolchains/tensorflow/versions.toml``; the message says which), takes the
+NDK API level configure.py would default to (same fallback), renders the block from
+``WORKSPACE.append.tmpl`` and puts it between ``# BEGIN/# END tfbuild android repositories``
+markers: the rest of the file is never touched, and a second run replaces only its own block.
 """
 
 from __future__ import annotations
@@ -21,8 +22,7 @@ from tfbuild.build.options import AndroidOptions
 from tfbuild.errors import ConfigError, SourceTreeError
 from tfbuild.fileio import atomic_write_text
 from tfbuild.templating import render
-from tfbuild.toolchain.tf_versions import VersionTable, version_table
-from tfbuild.tree.facts import TensorFlowVersion
+from tfbuild.toolchain.tf_versions import TreeRequirements, ndk_majors_text, tree_requirements
 
 BEGIN_MARKER = "# BEGIN tfbuild android repositories"
 END_MARKER = "# END tfbuild android repositories"
@@ -53,6 +53,8 @@ class AndroidRepositories:
     sdk: SdkInfo
     ndk: NdkInfo
     ndk_api_level: int
+    ndk_api_level_source: str
+    """Why this level: ``--ndk-api-level``, or the default and where it was read."""
     sdk_path_in_build: str
     ndk_path_in_build: str
 
@@ -122,70 +124,82 @@ def inspect_sdk(sdk: Path, *, api_level: int | None, build_tools: str | None, mi
     return SdkInfo(path=sdk, api_level=api_level, build_tools=build_tools)
 
 
-def check_ndk_supported(ndk: NdkInfo, version: TensorFlowVersion, table: VersionTable | None = None) -> None:
-    """Refuse an NDK whose major revision the tree's TensorFlow does not list as supported."""
-    table = table or version_table()
-    majors = table.for_version(version).android_ndk_majors
-    if ndk.major not in majors:
+def check_ndk_supported(ndk: NdkInfo, requirements: TreeRequirements) -> None:
+    """Refuse an NDK whose major revision the tree's configure.py (else the table) does not list."""
+    majors = requirements.android_ndk_majors()
+    if ndk.major not in majors.value:
+        version = requirements.version
         raise ConfigError(
             f"{ndk.path}: Android NDK r{ndk.major} ({ndk.revision}) is not supported by TensorFlow {version}",
-            hint=f"TensorFlow {version} builds with NDK r{_ranges(majors)} (table: {table.source})",
+            hint=f"TensorFlow {version} builds with NDK {ndk_majors_text(majors.value)} ({majors.source})",
         )
 
 
 def resolve_android_repositories(
     android: AndroidOptions,
-    version: TensorFlowVersion,
+    requirements: TreeRequirements,
     *,
     sdk_path_in_build: str | None = None,
     ndk_path_in_build: str | None = None,
-    table: VersionTable | None = None,
+    is_64bit: bool = False,
 ) -> AndroidRepositories:
-    """Check the SDK and NDK of ``android`` for TensorFlow ``version``."""
-    table = table or version_table()
+    """Check the SDK and NDK of ``android`` for the tree of ``requirements``. Without
+    ``--ndk-api-level`` the level is the tree's default, raised for a 64-bit target
+    (``is_64bit``) to the lowest level that has 64-bit platforms, as Bazel's NDK rule would
+    silently do."""
+    table = requirements.table
     if android.sdk is None or android.ndk is None:
         given = (("--sdk", android.sdk), ("--ndk", android.ndk))
         missing = " and ".join(name for name, value in given if value is None)
         raise ConfigError(f"the Android repositories need {missing}", hint="or set [android] sdk/ndk in tfbuild.toml")
     ndk = inspect_ndk(android.ndk)
-    check_ndk_supported(ndk, version, table)
+    check_ndk_supported(ndk, requirements)
     sdk = inspect_sdk(
         android.sdk, api_level=android.api_level, build_tools=android.build_tools, min_build_tools=table.min_build_tools
     )
-    ndk_api_level = android.ndk_api_level or table.default_ndk_api_level
+    if android.ndk_api_level is not None:
+        ndk_api_level, level_source = android.ndk_api_level, "--ndk-api-level"
+    else:
+        default = requirements.default_ndk_api_level()
+        ndk_api_level, level_source = default.value, f"default, {default.source}"
+        if is_64bit and ndk_api_level < table.min_ndk_api_level_64bit:
+            ndk_api_level = table.min_ndk_api_level_64bit
+            level_source = f"raised from the default {default.value} ({default.source}) for a 64-bit target"
     platforms = ndk.path / "platforms"
     if platforms.is_dir() and not (platforms / f"android-{ndk_api_level}").is_dir():
         raise ConfigError(
-            f"{platforms / f'android-{ndk_api_level}'}: NDK API level {ndk_api_level} is not in this NDK",
+            f"{platforms / f'android-{ndk_api_level}'}: NDK API level {ndk_api_level} is not in this NDK "
+            f"({level_source})",
             hint="pass --ndk-api-level with a level the NDK has",
         )
     return AndroidRepositories(
         sdk=sdk,
         ndk=ndk,
         ndk_api_level=ndk_api_level,
+        ndk_api_level_source=level_source,
         sdk_path_in_build=sdk_path_in_build or str(sdk.path),
         ndk_path_in_build=ndk_path_in_build or str(ndk.path),
     )
 
 
-def render_android_block(
-    repositories: AndroidRepositories, version: TensorFlowVersion, table: VersionTable | None = None
-) -> str:
+def render_android_block(repositories: AndroidRepositories, requirements: TreeRequirements) -> str:
     """The marked block; checked to parse (Starlark's syntax is a subset of Python's)."""
-    table = table or version_table()
+    majors = requirements.android_ndk_majors()
     block = render(
         TEMPLATE,
         begin_marker=BEGIN_MARKER,
         end_marker=END_MARKER,
         tfbuild_version=__version__,
-        tensorflow_version=str(version),
+        tensorflow_version=str(requirements.version),
         ndk_revision=repositories.ndk.revision,
-        ndk_majors=_ranges(table.for_version(version).android_ndk_majors),
+        ndk_majors=ndk_majors_text(majors.value),
+        ndk_majors_source=majors.source,
         api_level=repositories.sdk.api_level,
         build_tools=repositories.sdk.build_tools,
         sdk_path=repositories.sdk_path_in_build,
         ndk_path=repositories.ndk_path_in_build,
         ndk_api_level=repositories.ndk_api_level,
+        ndk_api_level_source=repositories.ndk_api_level_source,
     )
     _check_parses(block, "the rendered android repositories block")
     return block
@@ -250,14 +264,6 @@ def _version_key(text: str) -> tuple[int, ...]:
     return tuple(int(part) for part in re.findall(r"\d+", text.split("-", maxsplit=1)[0]))
 
 
-def _ranges(numbers: tuple[int, ...]) -> str:
-    """``10-18`` for a consecutive run, else a comma list."""
-    ordered = sorted(numbers)
-    if len(ordered) > 2 and ordered == list(range(ordered[0], ordered[-1] + 1)):
-        return f"{ordered[0]}-r{ordered[-1]}"
-    return ", r".join(map(str, ordered))
-
-
 @dataclass(frozen=True)
 class WorkspaceUpdate:
     path: Path
@@ -266,11 +272,11 @@ class WorkspaceUpdate:
 
 
 def write_android_workspace(tree: Path, android: AndroidOptions) -> WorkspaceUpdate:
-    """``tfbuild workspace``: check the SDK/NDK for the tree's TensorFlow version and put the
-    block into its WORKSPACE (host paths: this is for Bazel runs on this machine)."""
-    from tfbuild.tree.facts import read_version
+    """``tfbuild workspace``: check the SDK/NDK for the tree and put the block into its
+    WORKSPACE (host paths: this is for Bazel runs on this machine)."""
+    from tfbuild.tree.facts import read_tree_facts
 
-    version = read_version(Path(tree))
-    repositories = resolve_android_repositories(android, version)
-    block = render_android_block(repositories, version)
+    requirements = tree_requirements(read_tree_facts(Path(tree)))
+    repositories = resolve_android_repositories(android, requirements)
+    block = render_android_block(repositories, requirements)
     return WorkspaceUpdate(path=update_workspace(Path(tree), block), block=block, repositories=repositories)

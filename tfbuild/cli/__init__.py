@@ -12,6 +12,8 @@ from __future__ import annotations
 import functools
 import importlib
 import sys
+from collections.abc import Callable
+from typing import Any
 
 import typer
 from rich.console import Console
@@ -64,9 +66,36 @@ def _register_commands() -> None:
     app.command("workspace")(build_commands.workspace_command)
     app.command("linkflags")(build_commands.linkflags_command)
     app.command("build")(build_commands.build_command)
-    for name in ("edit_commands", "example_commands", "source_commands"):
+    for name in ("edit_commands", "compat_commands", "example_commands", "source_commands"):
         importlib.import_module(f"tfbuild.cli.{name}")
     app.add_typer(toolchain_commands.toolchain_app, name="toolchain")
+    _let_interrupts_through(app)
+
+
+class _Interrupted(Exception):
+    """Ctrl-C inside a command, carried past Typer, which would turn the KeyboardInterrupt into
+    a silent exit 130 and lose what the library noted on it. ``__cause__`` is the interrupt."""
+
+
+def _interruptible(command: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(command)  # Typer reads the options from the wrapped signature
+    def run(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return command(*args, **kwargs)
+        except KeyboardInterrupt as interrupt:
+            raise _Interrupted() from interrupt
+
+    return run
+
+
+def _let_interrupts_through(typer_app: typer.Typer) -> None:
+    """Wrap every command of ``typer_app`` and its sub-apps in :func:`_interruptible`."""
+    for command in typer_app.registered_commands:
+        if command.callback is not None:
+            command.callback = _interruptible(command.callback)
+    for group in typer_app.registered_groups:
+        if group.typer_instance is not None:
+            _let_interrupts_through(group.typer_instance)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -74,7 +103,9 @@ def main(argv: list[str] | None = None) -> int:
 
     With ``argv`` (tests) the exit code is returned; without it (the console script) the process
     exits with it. Usage errors are Typer's own; :class:`TfbuildError` becomes one line on
-    stderr and its exit code; anything else is a tfbuild bug and keeps its traceback.
+    stderr and its exit code, Ctrl-C "interrupted" and 130; the notes the library added to
+    either (a build that had changed the source tree says what and how to undo it) follow, one
+    line each. Anything else is a tfbuild bug and keeps its traceback.
     """
     _register_commands()
     try:
@@ -86,10 +117,17 @@ def main(argv: list[str] | None = None) -> int:
         if _state["debug"]:
             raise
         stderr.print(f"[bold red]error:[/] {error.one_line()}", markup=True)
+        _print_notes(error)
         code = error.exit_code
-    except KeyboardInterrupt:
-        stderr.print("interrupted")
+    except (KeyboardInterrupt, _Interrupted) as interrupt:
+        stderr.print("interrupted", markup=False)
+        _print_notes(interrupt.__cause__ if isinstance(interrupt, _Interrupted) else interrupt)
         code = 130
     if argv is None:
         sys.exit(code)
     return code
+
+
+def _print_notes(error: BaseException | None) -> None:
+    for note in getattr(error, "__notes__", ()):
+        stderr.print(note, markup=False)

@@ -76,7 +76,7 @@ def header(
 ) -> None:
     """Write ops_to_register.h for TensorFlow's SELECTIVE_REGISTRATION."""
     from tfbuild.model.analysis import analyze_models
-    from tfbuild.model.header import HeaderOptions, write_header
+    from tfbuild.model.header import HeaderOptions, header_contents, write_header
 
     options = HeaderOptions(default_ops=default_ops, granularity=granularity)
     analysis = analyze_models(models, op_library or ())
@@ -90,8 +90,7 @@ def header(
     written = write_header(analysis, output, options)
     for problem in analysis.problems:
         stderr.print(Text(f"warning: {problem.model}: {problem.op} {problem.node}: {problem.message}"))
-    kernels = len({k for r in analysis.ops for k in r.kernel_classes})
-    typer.echo(f"wrote {written} ({len(analysis.ops)} ops, {kernels} kernel classes from the models)")
+    typer.echo(f"wrote {written} (registers {header_contents(analysis, options).summary()})")
 
 
 def _fail_if_strict(analysis: Analysis, strict: bool) -> None:

@@ -61,7 +61,7 @@ def workspace_command(
     ndk: Path | None = typer.Option(None, "--ndk", help="Android NDK directory."),
     api_level: int | None = typer.Option(None, "--api-level", help="SDK platform (default: highest installed)."),
     build_tools: str | None = typer.Option(None, "--build-tools", help="Build tools (default: highest installed)."),
-    ndk_api_level: int | None = typer.Option(None, "--ndk-api-level", help="NDK API level (default 21)."),
+    ndk_api_level: int | None = typer.Option(None, "--ndk-api-level", help="NDK API level (default: the tree's)."),
     source: Path | None = typer.Option(None, "--source", help="TensorFlow tree (default: current directory)."),
     config: Path | None = _CONFIG,
 ) -> None:
@@ -116,7 +116,11 @@ def build_command(
     flavour: str | None = typer.Option(None, "--flavour", help=f"{' | '.join(Flavour)} (default: chosen)."),
     out: Path | None = typer.Option(None, "--out", help="Output directory (default: tfbuild-out/<target>)."),
     local: bool | None = typer.Option(None, "--local/--no-local", help="Run on this machine, not in a container."),
-    dry_run: bool | None = typer.Option(None, "--dry-run", help="Print the full plan; build nothing."),
+    dry_run: bool | None = typer.Option(
+        None, "--dry-run",
+        help="Check as the build would (analysis, preflight, prerequisites), print the plan and the tree "
+        "changes as a diff; compile, change and write nothing.",
+    ),
     op_source: list[Path] = typer.Option([], "--op-source", help="A custom-op .cc file (repeat); no --source needed."),
     ops_library_name: str | None = typer.Option(None, "--ops-library-name", help="Op library name (lib<name>.so/.a)."),
     jobs: int | None = typer.Option(None, "--jobs", help="Parallel compile jobs (default: CPU count)."),

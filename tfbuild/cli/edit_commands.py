@@ -40,32 +40,43 @@ def _flavour(value: str) -> Flavour:
 
 @app.command("edit")
 def edit(
-    flavour: str = typer.Argument(..., help="makefile (tf_op_files.txt) or bazel (kernels/BUILD filegroups)."),
+    flavour: str | None = typer.Argument(
+        None, help="makefile (tf_op_files.txt) or bazel (kernels/BUILD filegroups); not needed with --revert."
+    ),
     header: Path | None = typer.Option(None, "--header", help=_HEADER_HELP),
     model: list[Path] | None = typer.Option(None, "--model", help=_MODEL_HELP),
     op_library: list[Path] | None = typer.Option(None, "--op-library", help=_OP_LIBRARY_HELP),
     source: Path = typer.Option(Path("."), "--source", help=_SOURCE_HELP),
     dry_run: bool = typer.Option(False, "--dry-run", help="Show the diff; change nothing."),
-    revert: bool = typer.Option(False, "--revert", help="Undo tfbuild's edits: back to the original branch."),
+    revert: bool = typer.Option(
+        False, "--revert",
+        help="Undo what tfbuild (edit or build) changed: back to the original branch, the files it wrote removed.",
+    ),
 ) -> None:
     """Make the tree compile the kernel files a header or models need (one commit on a work branch)."""
-    from tfbuild.tree.edits import EditRequest, run_edit, run_revert
+    from tfbuild.tree.edits import EditRequest, revert_command, run_edit, run_revert
     from tfbuild.tree.work_branch import WORK_BRANCH
 
     out = _out()
-    _flavour(flavour)
+    if flavour is not None:
+        _flavour(flavour)
     if revert:
-        if header or model or dry_run:
+        if header or model or op_library or dry_run:
             raise ConfigError(
-                "--revert takes no --header, --model or --dry-run", hint="run: tfbuild edit FLAVOUR --revert"
+                "--revert takes no --header, --model, --op-library or --dry-run",
+                hint=f"run: {revert_command(source)}",
             )
         result = run_revert(source)
         if result.reverted:
             out.print(Text(f"reverted {result.removed_commits} tfbuild commit(s): back on {result.restored} "
                            f"({(result.restored_commit or '')[:12]}), {WORK_BRANCH} deleted"))
+            for path in result.removed_files:
+                out.print(Text(f"removed {path} (written by tfbuild)"))
         else:
             out.print(Text(f"nothing to revert: {source} has no {WORK_BRANCH} branch"))
         return
+    if flavour is None:
+        raise ConfigError("edit needs a flavour", hint="run: tfbuild edit makefile|bazel --model M (or --header H)")
     request = EditRequest(
         source=source,
         flavour=flavour,
@@ -87,8 +98,7 @@ def edit(
         out.print(Text(f"dry run: {added} entr{'y' if added == 1 else 'ies'} would be added; nothing written"))
     else:
         out.print(Text(f"committed {outcome.commit.commit[:12]} on {outcome.commit.branch} "
-                       f"({added} entr{'y' if added == 1 else 'ies'} added); undo with: "
-                       f"tfbuild edit {flavour} --revert --source {source}"))
+                       f"({added} entr{'y' if added == 1 else 'ies'} added); undo with: {revert_command(source)}"))
 
 
 @app.command("check")

@@ -3,14 +3,17 @@ and which files hold an op's CPU kernels.
 
 Each command parses its options into a typed value and calls one library function
 (:func:`tfbuild.tree.checkout.prepare_source`, :func:`tfbuild.tree.kernel_index.build_kernel_index` with
-:func:`~tfbuild.tree.kernel_index.describe_ops`). Text read from the tree (paths, op and class
-names) is printed as plain text, never as Rich markup.
+:func:`~tfbuild.tree.kernel_index.describe_ops`). ``tfbuild source`` adds what a build of the
+tree would use (:func:`tfbuild.toolchain.tf_versions.tree_requirements`), each fact with where
+it was read: the tree's own files, else tfbuild's table. Text read from the tree (paths, op and
+class names) is printed as plain text, never as Rich markup.
 """
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.console import Console
@@ -18,6 +21,9 @@ from rich.text import Text
 
 from tfbuild.cli import _state, app, stderr
 from tfbuild.errors import SourceTreeError
+
+if TYPE_CHECKING:
+    from tfbuild.toolchain.tf_versions import FactLine
 
 _SOURCE_HELP = "The TensorFlow source tree (default: the current directory)."
 _ORIGIN_HELP = "Clone or fetch this URL or path first (else report on --source)."
@@ -39,14 +45,18 @@ def source(
     source_dir: Path = typer.Option(Path("."), "--source", help=_SOURCE_HELP),
     as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
 ) -> None:
-    """Check out a TensorFlow tree (with ORIGIN) and report its version, Bazel, flavours and commit."""
+    """Check out a TensorFlow tree (with ORIGIN) and report its version, flavours, commit and what
+    a build of it uses (Bazel, Android NDKs, NDK API level), each with where it was read."""
+    from tfbuild.toolchain.tf_versions import tree_requirements
     from tfbuild.tree.checkout import SourceRequest, prepare_source
 
     info = prepare_source(SourceRequest(origin=origin, ref=ref, workdir=workdir,
                                         allow_dirty=allow_dirty, source=source_dir))
+    facts = {line.name: line for line in tree_requirements(info.facts).report()}
     out = _out()
     if as_json:
-        out.print(Text(json.dumps(info.to_json(), indent=2)))
+        report = {**info.to_json(), "build_facts": {name: line.to_json() for name, line in facts.items()}}
+        out.print(Text(json.dumps(report, indent=2)))
         return
     if info.commit is None:
         commit = "not a git checkout"
@@ -55,7 +65,10 @@ def source(
     family = f"{info.filegroup_family}_* in tensorflow/core/kernels/BUILD" if info.filegroup_family else "none found"
     rows = [
         ("TensorFlow", info.tf_version),
-        ("Bazel", f"{info.bazel_version or 'unknown'} ({info.bazel_version_source})"),
+        ("Bazel", _fact_text(facts["bazel"])),
+        ("Android NDKs", _fact_text(facts["android_ndk_majors"])),
+        ("NDK API level", _fact_text(facts["default_ndk_api_level"], suffix=" by default")),
+        ("Android library", _fact_text(facts["android_inference_package"])),
         ("Flavours", ", ".join(flavour.value for flavour in info.flavours)
          or "none (no contrib Makefile, no Bazel kernels BUILD)"),
         ("Mobile filegroups", family),
@@ -64,6 +77,16 @@ def source(
     out.print(Text(f"TensorFlow source tree {info.root}"))
     for label, value in rows:
         out.print(Text(f"  {label:<18} {value}"))
+
+
+def _fact_text(line: FactLine, *, suffix: str = "") -> str:
+    """``r10-r18 (configure.py: _SUPPORTED_ANDROID_NDK_VERSIONS)``; ``unknown (why)``."""
+    from tfbuild.toolchain.tf_versions import ndk_majors_text
+
+    if line.value is None:
+        return line.source
+    value = ndk_majors_text(line.value) if isinstance(line.value, tuple) else str(line.value)
+    return f"{value}{suffix} ({line.source})"
 
 
 @app.command("kernels")

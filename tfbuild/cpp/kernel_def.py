@@ -31,8 +31,8 @@ def parse_builder(tokens: list[Token]) -> tuple[str, str, tuple[tuple[str, str],
                   if t.text == "Name" and i + 1 < len(tokens) and tokens[i + 1].text == "("), None)
     if start is None:
         return None
-    arguments, position = _call_arguments(tokens, start + 1)
-    op = _string_value(arguments[0] if arguments else [])
+    arguments, position = call_arguments(tokens, start + 1)
+    op = string_value(arguments[0] if arguments else [])
     if not op:
         return None
     device = ""
@@ -45,11 +45,11 @@ def parse_builder(tokens: list[Token]) -> tuple[str, str, tuple[tuple[str, str],
             template, position = _template_argument(tokens, position)
         if position >= len(tokens) or tokens[position].text != "(":
             break
-        arguments, position = _call_arguments(tokens, position)
+        arguments, position = call_arguments(tokens, position)
         if method == "Device" and arguments:
             device = _device(arguments[0])
         elif method == "TypeConstraint" and arguments:
-            attr = _string_value(arguments[0])
+            attr = string_value(arguments[0])
             if attr is None:
                 continue
             if template:
@@ -68,7 +68,7 @@ def normalize_type(text: str) -> str:
     return text
 
 
-def _call_arguments(tokens: list[Token], open_index: int) -> tuple[list[list[Token]], int]:
+def call_arguments(tokens: list[Token], open_index: int) -> tuple[list[list[Token]], int]:
     """Arguments of the parenthesised list opening at ``open_index``; index after it."""
     arguments: list[list[Token]] = [[]]
     depth = 0
@@ -111,7 +111,7 @@ def _template_argument(tokens: list[Token], open_index: int) -> tuple[list[Token
     return inside, position
 
 
-def _string_value(tokens: list[Token]) -> str | None:
+def string_value(tokens: list[Token]) -> str | None:
     if not tokens or any(t.kind != "str" for t in tokens):
         return None
     pieces = []
@@ -128,7 +128,7 @@ def _string_value(tokens: list[Token]) -> str | None:
 
 
 def _device(tokens: list[Token]) -> str:
-    literal = _string_value(tokens)
+    literal = string_value(tokens)
     if literal is not None:
         return literal
     text = normalize_type(spell(tokens))

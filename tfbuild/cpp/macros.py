@@ -20,7 +20,7 @@ reported with their raw arguments instead of being expanded.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 _TOKEN = re.compile(
@@ -123,12 +123,9 @@ def lex(text: str, start: int = 0, end: int | None = None) -> list[Token]:
     return tokens
 
 
-def lex_invocation(text: str, start: int) -> tuple[list[Token], int] | None:
-    """The tokens of the macro invocation starting at ``text[start]`` (a name, then a balanced
-    parenthesised argument list) and the offset after it; None when the parentheses do not
-    close within ``text``."""
-    tokens: list[Token] = []
-    depth = 0
+def _scan_tokens(text: str, start: int) -> Iterator[tuple[Token, int, int]]:
+    """Each token from ``text[start]`` on, with whitespace folded into the next token's
+    ``white`` flag, as (token, its start, the offset after it)."""
     white = False
     position = start
     while position < len(text):
@@ -139,13 +136,21 @@ def lex_invocation(text: str, start: int) -> tuple[list[Token], int] | None:
         if kind == "ws":
             white = True
             continue
-        if kind == "delim":
-            kind = "raw"
-        token = Token(match.group(0), kind, white)
+        yield Token(match.group(0), "raw" if kind == "delim" else kind, white), match.start(), position
         white = False
+
+
+def lex_invocation(text: str, start: int) -> tuple[list[Token], int] | None:
+    """The tokens of the macro invocation starting at ``text[start]`` (a name, then a balanced
+    parenthesised argument list) and the offset after it; None when the parentheses do not
+    close within ``text``."""
+    tokens: list[Token] = []
+    depth = 0
+    position = start
+    for token, token_start, position in _scan_tokens(text, start):
         tokens.append(token)
         if len(tokens) == 2 and token.text != "(":
-            return tokens[:1], match.start()
+            return tokens[:1], token_start
         if token.text == "(":
             depth += 1
         elif token.text == ")":
@@ -153,8 +158,33 @@ def lex_invocation(text: str, start: int) -> tuple[list[Token], int] | None:
             if depth == 0:
                 return tokens, position
     if len(tokens) == 1:
-        return tokens, position
+        return tokens, max(start, len(text))
     return None
+
+
+_OPENERS = frozenset({"(", "[", "{"})
+_CLOSERS = frozenset({")", "]", "}"})
+
+
+def lex_statement(text: str, start: int) -> tuple[list[Token], int]:
+    """The tokens of the statement starting at ``text[start]``, up to the first ``;`` outside
+    every bracket (not included; a lambda's body inside an argument list does not end it), and
+    the offset after that ``;``. An unmatched closing bracket (the end of the enclosing block)
+    or the end of ``text`` also ends the statement."""
+    tokens: list[Token] = []
+    depth = 0
+    position = start
+    for token, token_start, position in _scan_tokens(text, start):
+        if token.text in _OPENERS:
+            depth += 1
+        elif token.text in _CLOSERS:
+            depth -= 1
+            if depth < 0:
+                return tokens, token_start
+        elif token.text == ";" and depth == 0:
+            return tokens, position
+        tokens.append(token)
+    return tokens, max(start, len(text))
 
 
 def spell(tokens: Sequence[Token]) -> str:

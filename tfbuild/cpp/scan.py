@@ -1,4 +1,4 @@
-"""Reading one kernel file of a TensorFlow tree: its CPU kernel registrations and its includes.
+"""Reading one file of a TensorFlow tree: its CPU kernel registrations (or op definitions) and its includes.
 
 A file is read the way the compiler would see it in a mobile CPU build, with only the macros
 that matter: the file's own ``#define``s, those of the headers it includes from the kernels
@@ -7,6 +7,11 @@ directories and ``tensorflow/core/framework/register_types.h`` (so ``REGISTER6``
 Only invocations that can reach ``REGISTER_KERNEL_BUILDER`` are expanded (:mod:`cpp_macros`);
 everything else is skipped unread. Regions a CPU build compiles out (``GOOGLE_CUDA``, SYCL,
 MKL) are dropped; other conditions become the registration's ``guard`` (:mod:`cpp_conditions`).
+
+The same reading serves op definition files (``TreeReader(root, reads="ops")``): there each
+``REGISTER_OP`` statement is expanded whole, builder chain included, and read by
+:mod:`tfbuild.cpp.op_def`, so an op in a comment, in a string or under ``#if GOOGLE_CUDA`` does
+not count, and one behind a local wrapper macro (``REDUCTION_OP("Min")``) does.
 
 Real trees hold macros nobody foresaw: anything this module cannot read is skipped with a note
 (logged at debug level by the index), never an exception.
@@ -19,6 +24,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal
 
 from tfbuild.cpp.conditions import KNOWN_UNDEFINED, ConditionStack, evaluate
 from tfbuild.cpp.kernel_def import parse_builder
@@ -29,11 +35,13 @@ from tfbuild.cpp.macros import (
     Token,
     join_arguments,
     lex_invocation,
+    lex_statement,
     mask_literals,
     parse_define,
     spell,
     strip_comments,
 )
+from tfbuild.cpp.op_def import OP_TERMINALS, BuilderCall, parse_op_builders
 
 TERMINALS = frozenset({"REGISTER_KERNEL_BUILDER", "REGISTER_SYSTEM_KERNEL_BUILDER"})
 KERNELS_DIR = "tensorflow/core/kernels"
@@ -63,11 +71,28 @@ class FoundRegistration:
     guard: str | None
 
 
+@dataclass(frozen=True)
+class FoundOp:
+    """An op definition as read from a file: ``REGISTER_OP("name")`` and its builder calls;
+    ``guard`` as for kernel registrations."""
+
+    op: str
+    calls: tuple[BuilderCall, ...]
+    file: str
+    line: int
+    guard: str | None
+
+
 @dataclass
 class FileScan:
     registrations: list[FoundRegistration] = field(default_factory=list)
+    ops: list[FoundOp] = field(default_factory=list)
     includes: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+
+
+Reads = Literal["kernels", "ops"]
+_TERMINALS: dict[str, frozenset[str]] = {"kernels": TERMINALS, "ops": OP_TERMINALS}
 
 
 def is_kernel_source(relative: str) -> bool:
@@ -100,13 +125,14 @@ class MacroTable:
     macros such as ``TF_CALL_float`` that call a macro passed to them. Relevance only grows;
     over-approximating it costs a few needless expansions, never a missed registration."""
 
-    def __init__(self) -> None:
+    def __init__(self, terminals: frozenset[str] = TERMINALS) -> None:
+        self.terminals = terminals
         self.macros: dict[str, Macro] = {}
-        self.relevant: set[str] = set(TERMINALS)
+        self.relevant: set[str] = set(terminals)
         self._mentioned_by: dict[str, frozenset[str]] = {}
 
     def copy(self) -> MacroTable:
-        clone = MacroTable()
+        clone = MacroTable(self.terminals)
         clone.macros = dict(self.macros)
         clone.relevant = set(self.relevant)
         clone._mentioned_by = dict(self._mentioned_by)
@@ -115,7 +141,7 @@ class MacroTable:
     def define(self, macro: Macro, *, tentative: bool = False) -> None:
         """Add ``macro``; a tentative definition (under an undecided ``#if``) does not replace
         one the tree already made, so the first branch of ``#if X / #else`` wins."""
-        if macro.name in TERMINALS:
+        if macro.name in self.terminals:
             return
         existing = self.macros.get(macro.name)
         if tentative and existing is not None and existing.origin != "<builtin>":
@@ -141,18 +167,20 @@ class MacroTable:
 
 
 class TreeReader:
-    """Reads kernel files of one tree, parsing each included header once."""
+    """Reads kernel files (or, with ``reads="ops"``, op definition files) of one tree, parsing
+    each included header once."""
 
-    def __init__(self, root: Path):
+    def __init__(self, root: Path, *, reads: Reads = "kernels"):
         self.root = Path(root)
+        self.reads = reads
         self._headers: dict[str, tuple[tuple[Macro, ...], tuple[str, ...]]] = {}
         self._in_progress: set[str] = set()
-        self.base = MacroTable()
+        self.base = MacroTable(_TERMINALS[reads])
         fallback = _Scanner(self, "<builtin>", self.base, collect=False)
         fallback.run(FALLBACK_MACROS.read_text(encoding="utf-8"))
 
     def scan(self, relative: str) -> FileScan:
-        """Registrations and includes of the kernel source ``relative``."""
+        """Registrations (or op definitions) and includes of the source ``relative``."""
         text = (self.root / relative).read_text(encoding="utf-8", errors="replace")
         scanner = _Scanner(self, relative, self.base.copy(), collect=True)
         scanner.run(text)
@@ -346,6 +374,8 @@ class _Scanner:
             resume = self._invocation(text, match.start(), number)
 
     def _invocation(self, text: str, start: int, number: int) -> int:
+        if self.tree.reads == "ops":
+            return self._op_statement(text, start, number)
         lexed = lex_invocation(text, start)
         if lexed is None:
             self.result.notes.append(f"{self.relative}:{number}: unterminated macro call skipped")
@@ -359,6 +389,36 @@ class _Scanner:
         except (MacroError, RecursionError, IndexError, ValueError) as error:
             self.result.notes.append(f"{self.relative}:{number}: {error}; macro call skipped")
         return end
+
+    def _op_statement(self, text: str, start: int, number: int) -> int:
+        """A statement starting with an op-defining macro, expanded whole: the builder chain
+        after ``REGISTER_OP(...)`` is part of the definition."""
+        tokens, end = lex_statement(text, start)
+        guard = self.conditions.guard
+        expander = Expander(self.table.macros, frozenset(), _no_terminal)
+        try:
+            builders, notes = parse_op_builders(expander.expand(tokens))
+        except (MacroError, RecursionError, IndexError, ValueError) as error:
+            self.result.notes.append(f"{self.relative}:{number}: {error}; op definition skipped")
+            return end
+        self.result.notes.extend(f"{self.relative}:{number}: {note}" for note in notes)
+        guards = self._guards(expander, guard)
+        self.result.ops.extend(
+            FoundOp(op=builder.op, calls=builder.calls, file=self.relative, line=number, guard=guards)
+            for builder in builders
+        )
+        return end
+
+    def _guards(self, expander: Expander, guard: str | None) -> str | None:
+        """The condition a registration depends on: the ``#if`` around it and those around
+        the file's own macro definitions it went through."""
+        local: set[str] = set()
+        for used in expander.used:
+            macro = self.table.macros.get(used)
+            if macro is not None and macro.origin == self.relative and macro.guard:
+                local.add(macro.guard)
+        guards = ([guard] if guard else []) + [g for g in sorted(local) if g != guard]
+        return " && ".join(guards) if guards else None
 
     def _register(self, name: Token, args: list[list[Token]], commas: list[Token],
                   expander: Expander, number: int, guard: str | None) -> None:
@@ -377,16 +437,14 @@ class _Scanner:
         op, device, constraints = parsed
         if device != "CPU":
             return
-        local: set[str] = set()
-        for used in expander.used:
-            macro = self.table.macros.get(used)
-            if macro is not None and macro.origin == self.relative and macro.guard:
-                local.add(macro.guard)
-        guards = ([guard] if guard else []) + [g for g in sorted(local) if g != guard]
         self.result.registrations.append(FoundRegistration(
             op=op, kernel_class=kernel_class, device=device, type_constraints=constraints,
-            file=self.relative, line=number, guard=" && ".join(guards) if guards else None,
+            file=self.relative, line=number, guard=self._guards(expander, guard),
         ))
+
+
+def _no_terminal(name: Token, args: list[list[Token]], commas: list[Token], expander: Expander) -> None:
+    """Op statements are expanded with no terminal macros; never called."""
 
 
 _CONTINUATION = re.compile(r"\\[ \t\r]*\n")

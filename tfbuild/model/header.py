@@ -97,6 +97,16 @@ class HeaderContents:
     registers_everything: bool
     op_granularity: bool
 
+    def summary(self) -> str:
+        """What the header registers, in a few words: ``4 ops, 5 kernel classes``."""
+        if self.registers_everything:
+            return "every op and kernel (no selection)"
+        ops = f"{len(self.ops)} op{'s' if len(self.ops) != 1 else ''}"
+        if self.op_granularity:
+            return f"{ops}, every kernel class of each"
+        count = len(self.kernel_classes)
+        return f"{ops}, {count} kernel class{'es' if count != 1 else ''}"
+
 
 def header_ops_and_kernels(
     analysis: Analysis, options: HeaderOptions = HeaderOptions()

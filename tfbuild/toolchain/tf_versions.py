@@ -1,24 +1,30 @@
-"""What each TensorFlow version's build needs (Bazel version, usable Android NDKs, package
-paths), read from ``toolchains/tensorflow/versions.toml``.
+"""What a TensorFlow tree's build needs (Bazel version, usable Android NDKs, the default NDK API
+level, package paths): the tree's own word where it says (:mod:`tfbuild.tree.facts`), else the
+table in ``toolchains/tensorflow/versions.toml``.
 
-These facts change with every TensorFlow release and are looked up, not derived, so they live
-in data a reviewer can check against TensorFlow's own configure.py, not in code.
+A checkout states most of these in configure.py, and what it states wins
+(:class:`TreeRequirements`); the table is the fallback for trees that do not say, and the only
+source for what no tree states (the package path of the Android inference library). Table
+facts change with every TensorFlow release and are looked up, not derived, so they live in data
+a reviewer can check against TensorFlow's own configure.py, not in code. Every resolved value is
+a :class:`Fact` that names where it came from, so messages and ``tfbuild source`` can say.
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any, Generic, TypeVar
 
 from tfbuild.config import Check, non_empty, read_toml
 from tfbuild.errors import ConfigError, SourceTreeError
 from tfbuild.resources import toolchains_dir
-from tfbuild.tree.facts import TensorFlowVersion
+from tfbuild.tree.facts import TensorFlowVersion, TreeFacts
 
 VERSIONS_FILE = Path("tensorflow") / "versions.toml"
+T = TypeVar("T")
 
 
 def _major_minor(text: str) -> None:
@@ -38,6 +44,11 @@ class VersionRequirements:
     android_inference_package: str
 
     @property
+    def label(self) -> str:
+        """How messages name the entry: ``TensorFlow 1.13 entry``."""
+        return f"TensorFlow {self.tensorflow} entry"
+
+    @property
     def since(self) -> tuple[int, int]:
         major, minor = self.tensorflow.split(".")
         return (int(major), int(minor))
@@ -51,6 +62,14 @@ class VersionTable:
     min_ndk_api_level_64bit: int
     configure_env: Mapping[str, str]
     source: Path
+
+    @property
+    def display_name(self) -> str:
+        """``toolchains/tensorflow/versions.toml`` for the bundled table, else its path."""
+        try:
+            return str(Path("toolchains") / self.source.relative_to(toolchains_dir()))
+        except ValueError:
+            return str(self.source)
 
     def for_version(self, version: TensorFlowVersion) -> VersionRequirements:
         """The entry for ``version``: the last one whose ``since`` is not newer."""
@@ -70,3 +89,111 @@ def version_table(path: Path | None = None) -> VersionTable:
     """``toolchains/tensorflow/versions.toml`` (or ``path``), read and checked."""
     path = path or toolchains_dir() / VERSIONS_FILE
     return read_toml(VersionTable, path, source=path)
+
+
+@dataclass(frozen=True)
+class Fact(Generic[T]):
+    """A value a build uses, and where it was read."""
+
+    value: T
+    source: str
+    """``configure.py: _SUPPORTED_ANDROID_NDK_VERSIONS``, or ``table: toolchains/tensorflow/
+    versions.toml, TensorFlow 1.6 entry`` and why the tree's word was not taken."""
+
+
+@dataclass(frozen=True)
+class FactLine:
+    """One resolved fact as ``tfbuild source`` reports it; no value when neither the tree nor
+    the table knows it (``source`` then says why)."""
+
+    name: str
+    value: Any
+    source: str
+
+    def to_json(self) -> dict[str, Any]:
+        value = list(self.value) if isinstance(self.value, tuple) else self.value
+        return {"value": value, "source": self.source}
+
+
+@dataclass(frozen=True)
+class TreeRequirements:
+    """What building ``tree`` needs: each fact from the tree where it states it, else from
+    ``table``. A fact neither knows is a :class:`SourceTreeError` when asked for."""
+
+    tree: TreeFacts
+    table: VersionTable
+
+    @property
+    def version(self) -> TensorFlowVersion:
+        return self.tree.version
+
+    def bazel(self) -> Fact[str]:
+        wanted = self.tree.bazel
+        if wanted.version is not None:
+            return Fact(wanted.version, wanted.source)
+        entry = self._entry(because=wanted.source)
+        return Fact(entry.bazel, self._table_source(entry.label, because=wanted.source))
+
+    def android_ndk_majors(self) -> Fact[tuple[int, ...]]:
+        stated = self.tree.android_ndk_majors
+        if stated.value is not None:
+            return Fact(stated.value, stated.source)
+        entry = self._entry(because=stated.source)
+        return Fact(entry.android_ndk_majors, self._table_source(entry.label, because=stated.source))
+
+    def default_ndk_api_level(self) -> Fact[int]:
+        stated = self.tree.default_ndk_api_level
+        if stated.value is not None:
+            return Fact(stated.value, stated.source)
+        level = self.table.default_ndk_api_level
+        return Fact(level, self._table_source("default_ndk_api_level", because=stated.source))
+
+    def android_inference_package(self) -> Fact[str]:
+        """No tree states it: always the table's."""
+        entry = self._entry()
+        return Fact(entry.android_inference_package, self._table_source(entry.label))
+
+    def report(self) -> tuple[FactLine, ...]:
+        """Every fact, resolved, for ``tfbuild source``: one the table cannot give either is
+        reported with no value and the reason."""
+        lines = []
+        resolvers: tuple[tuple[str, Callable[[], Fact[Any]]], ...] = (
+            ("bazel", self.bazel),
+            ("android_ndk_majors", self.android_ndk_majors),
+            ("default_ndk_api_level", self.default_ndk_api_level),
+            ("android_inference_package", self.android_inference_package),
+        )
+        for name, resolve in resolvers:
+            try:
+                fact = resolve()
+            except SourceTreeError as error:
+                lines.append(FactLine(name, None, f"unknown: {error.message}"))
+            else:
+                lines.append(FactLine(name, fact.value, fact.source))
+        return tuple(lines)
+
+    def _entry(self, *, because: str | None = None) -> VersionRequirements:
+        """The table's entry for the tree's version; ``because`` says why the table is asked."""
+        try:
+            return self.table.for_version(self.tree.version)
+        except SourceTreeError as error:
+            if because is None:
+                raise
+            raise SourceTreeError(f"{error.message}, and {because}", hint=error.hint) from None
+
+    def _table_source(self, label: str, *, because: str | None = None) -> str:
+        where = f"table: {self.table.display_name}, {label}"
+        return f"{where}; {because}" if because else where
+
+
+def tree_requirements(tree: TreeFacts, table: VersionTable | None = None) -> TreeRequirements:
+    """:class:`TreeRequirements` of ``tree`` against ``table`` (default: the bundled one)."""
+    return TreeRequirements(tree, table or version_table())
+
+
+def ndk_majors_text(majors: tuple[int, ...]) -> str:
+    """``r10-r18`` for a consecutive run, else ``r19, r20, r21, r25``."""
+    ordered = sorted(majors)
+    if len(ordered) > 2 and ordered == list(range(ordered[0], ordered[-1] + 1)):
+        return f"r{ordered[0]}-r{ordered[-1]}"
+    return ", ".join(f"r{major}" for major in ordered)

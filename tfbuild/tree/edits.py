@@ -16,6 +16,7 @@ commit. ``--dry-run`` only plans (and works on a dirty tree); applying refuses o
 from __future__ import annotations
 
 import posixpath
+import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -73,6 +74,26 @@ class EditPlan:
     def new_texts(self) -> dict[str, str]:
         """The edited build files' text once the plan is applied, by repository path."""
         return {edit.path: edit.new_text for edit in self.edits}
+
+    def files(self) -> dict[str, tuple[str, str]]:
+        """The edited build files as :func:`~tfbuild.tree.work_branch.commit_files` takes them:
+        repository path -> (text now, text after the edit)."""
+        return {edit.path: (edit.old_text, edit.new_text) for edit in self.edits}
+
+    def commit_message(self) -> str:
+        """The work-branch commit message of these edits: what they are for, then every entry added."""
+        summary = "; ".join(f"{len(edit.added)} added to {edit.path}" for edit in self.edits)
+        lines = [f"tfbuild: compile the kernels of {self.needs.origin} ({self.flavour})", "", summary, ""]
+        lines += [f"  + {entry}" for edit in self.edits for entry in edit.added]
+        return "\n".join(lines)
+
+    def summary_lines(self) -> list[str]:
+        """One line per edited build file, then every entry it gets, for people to read."""
+        lines = []
+        for edit in self.edits:
+            lines.append(f"{edit.path}: {len(edit.added)} entr{'y' if len(edit.added) == 1 else 'ies'} added")
+            lines += [f"  + {entry}" for entry in edit.added]
+        return lines
 
 
 @dataclass(frozen=True)
@@ -136,6 +157,11 @@ def run_revert(source: Path) -> RevertResult:
     return revert(Path(source))
 
 
+def revert_command(source: Path) -> str:
+    """The one command that undoes every change tfbuild made to the tree at ``source``."""
+    return f"tfbuild edit --revert --source {shlex.quote(str(source))}"
+
+
 def plan_edits(root: Path, flavour: str, needs: Needs, index: KernelIndex) -> EditPlan:
     """The edits ``flavour``'s build files need so the tree compiles what ``needs`` resolve to."""
     root = Path(root)
@@ -150,11 +176,7 @@ def plan_edits(root: Path, flavour: str, needs: Needs, index: KernelIndex) -> Ed
 
 
 def apply_plan(plan: EditPlan) -> CommitResult:
-    files = {edit.path: (edit.old_text, edit.new_text) for edit in plan.edits}
-    summary = "; ".join(f"{len(edit.added)} added to {edit.path}" for edit in plan.edits)
-    lines = [f"tfbuild: compile the kernels of {plan.needs.origin} ({plan.flavour})", "", summary, ""]
-    lines += [f"  + {entry}" for edit in plan.edits for entry in edit.added]
-    return commit_files(plan.root, files, "\n".join(lines))
+    return commit_files(plan.root, plan.files(), plan.commit_message())
 
 
 def compiled_files(root: Path, flavour: str, *, edited: Mapping[str, str] | None = None) -> frozenset[str]:

@@ -3,10 +3,14 @@
 The version (``tensorflow/core/public/version.h``) decides which Bazel, which NDKs and which
 package paths apply; the Bazel the tree wants is its ``.bazelversion`` (later trees) or
 ``configure.py``'s ``check_bazel_version('min', 'max')`` (TF 1.x) or ``_TF_MIN/MAX_BAZEL_VERSION``
-constants (TF 1.15-2.x); the layout says which flavours the tree can build (the contrib
-``Makefile`` and its ``tf_op_files.txt`` are gone from 2.1 on); the commit goes into the
-manifest; the tree's identity names the cache volumes, so a second app built from the same tree
-reuses the first one's objects.
+constants (TF 1.15-2.x); configure.py also lists the Android NDK majors it supports
+(``_SUPPORTED_ANDROID_NDK_VERSIONS``, from TF 1.6 or so) and, from about TF 1.13, the default
+NDK API level (``var_default`` of its ``ANDROID_NDK_API_LEVEL`` prompt). What the tree states
+wins; a fact it does not state is :class:`Stated` with no value and the reason, and
+:mod:`tfbuild.toolchain.tf_versions` falls back to its version table for it. The layout says
+which flavours the tree can build (the contrib ``Makefile`` and its ``tf_op_files.txt`` are gone
+from 2.1 on); the commit goes into the manifest; the tree's identity names the cache volumes,
+so a second app built from the same tree reuses the first one's objects.
 
 Planning reads :class:`TreeFacts` (:func:`read_tree_facts`); ``tfbuild source`` reports the same
 facts plus the mobile filegroup family and whether tracked files changed
@@ -16,11 +20,12 @@ facts plus the mobile filegroup family and whether tracked files changed
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from tfbuild.errors import SourceTreeError
 from tfbuild.flavour import Flavour
@@ -41,6 +46,24 @@ _DEFINE = r"#define\s+{name}\s+(\S+)"
 _CHECK_CALL = re.compile(
     r"""check_bazel_version\(\s*(['"])([0-9][^'"]*)\1(?:\s*,\s*(['"])([0-9][^'"]*)\3)?\s*\)""")
 _CONSTANT = r"""^_TF_{kind}_BAZEL_VERSION\s*=\s*['"]([0-9][^'"]*)['"]"""
+NDK_VERSIONS_NAME = "_SUPPORTED_ANDROID_NDK_VERSIONS"
+_NDK_VERSIONS = re.compile(rf"^{NDK_VERSIONS_NAME}\s*=\s*(\[[^\]]*\])", re.MULTILINE)
+NDK_API_LEVEL_VAR = "ANDROID_NDK_API_LEVEL"
+# prompt_loop_or_load_from_env(environ_cp, var_name='ANDROID_NDK_API_LEVEL', var_default='21', ...)
+_NDK_API_LEVEL_PROMPT = re.compile(
+    rf"""var_name\s*=\s*(['"]){NDK_API_LEVEL_VAR}\1\s*,\s*var_default\s*=\s*(['"]?)(\d+)\2""")
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Stated(Generic[T]):
+    """A fact as the tree states it: the value and where it is written, or no value and why."""
+
+    value: T | None
+    source: str
+    """Where it is written (``configure.py: _SUPPORTED_ANDROID_NDK_VERSIONS``), or, without a
+    value, why there is none (``configure.py has no _SUPPORTED_ANDROID_NDK_VERSIONS``)."""
 
 
 @dataclass(frozen=True, order=True)
@@ -81,6 +104,10 @@ class TreeFacts:
     """The tree flavours it has the build files for, in :data:`~tfbuild.flavour.TREE_FLAVOURS` order."""
     bazel: WantedBazel
     bazelrc_configs: frozenset[str]  # "--config" names the tree's own bazelrc files define
+    android_ndk_majors: Stated[tuple[int, ...]]
+    """The NDK majors configure.py supports (``Pkg.Revision`` majors)."""
+    default_ndk_api_level: Stated[int]
+    """The NDK API level configure.py offers when asked for none."""
 
     @property
     def has_makefile(self) -> bool:
@@ -111,6 +138,8 @@ class SourceTreeInfo:
     filegroup_family: str | None  # "android" | "portable"
     commit: str | None
     dirty: bool  # tracked files have uncommitted changes
+    facts: TreeFacts
+    """Everything read, for reports that add what the tree leaves to tfbuild's tables."""
     bazel_version_range: tuple[str | None, str | None] | None = None  # (min, max) when stated
 
     def to_json(self) -> dict[str, Any]:
@@ -133,13 +162,17 @@ def read_tree_facts(root: Path) -> TreeFacts:
     root = Path(root).resolve()
     if not root.is_dir():
         raise SourceTreeError(f"{root}: source tree not found", hint="pass --source DIR, a TensorFlow checkout")
+    version = read_version(root)
+    configure = _read(root / CONFIGURE_PY)
     return TreeFacts(
         root=root,
-        version=read_version(root),
+        version=version,
         commit=git_commit(root),
         flavours=tree_flavours(root),
         bazel=wanted_bazel(root),
         bazelrc_configs=_bazelrc_configs(root),
+        android_ndk_majors=supported_ndk_majors(configure),
+        default_ndk_api_level=default_ndk_api_level(configure),
     )
 
 
@@ -156,6 +189,7 @@ def inspect_source_tree(root: Path) -> SourceTreeInfo:
         filegroup_family=_filegroup_family(facts.root),
         commit=facts.commit,
         dirty=_is_dirty(facts.root),
+        facts=facts,
         bazel_version_range=facts.bazel.bounds,
     )
 
@@ -213,6 +247,36 @@ def wanted_bazel(root: Path) -> WantedBazel:
             bounds = (lowest.group(1) if lowest else None, highest.group(1) if highest else None)
             return WantedBazel(bounds[1] or bounds[0], f"{CONFIGURE_PY}: _TF_MIN/_TF_MAX_BAZEL_VERSION", bounds)
     return WantedBazel(None, f"neither {BAZELVERSION} nor {CONFIGURE_PY} states a Bazel version")
+
+
+def supported_ndk_majors(configure: str | None) -> Stated[tuple[int, ...]]:
+    """configure.py's ``_SUPPORTED_ANDROID_NDK_VERSIONS = [10, 11, ...]`` (a list literal, on
+    one line or several); ``configure`` is the file's text, None when the tree has none."""
+    where = f"{CONFIGURE_PY}: {NDK_VERSIONS_NAME}"
+    if configure is None:
+        return Stated(None, f"the tree has no {CONFIGURE_PY}")
+    match = _NDK_VERSIONS.search(configure)
+    if match is None:
+        return Stated(None, f"{CONFIGURE_PY} has no {NDK_VERSIONS_NAME}")
+    try:
+        listed = ast.literal_eval(match.group(1))
+    except (ValueError, SyntaxError):
+        listed = None
+    if not listed or not all(isinstance(major, int) and not isinstance(major, bool) for major in listed):
+        return Stated(None, f"{where} is not a list of NDK majors: {' '.join(match.group(1).split())[:80]}")
+    return Stated(tuple(sorted(set(listed))), where)
+
+
+def default_ndk_api_level(configure: str | None) -> Stated[int]:
+    """The ``var_default`` of configure.py's ``ANDROID_NDK_API_LEVEL`` prompt (``'18'`` around
+    TF 1.13, ``'21'`` in 2.x). Older trees ask no NDK API level: their configure.py writes the
+    NDK's own revision as ``api_level``, so they state no default."""
+    if configure is None:
+        return Stated(None, f"the tree has no {CONFIGURE_PY}")
+    match = _NDK_API_LEVEL_PROMPT.search(configure)
+    if match is None:
+        return Stated(None, f"{CONFIGURE_PY} asks no {NDK_API_LEVEL_VAR}")
+    return Stated(int(match.group(3)), f"{CONFIGURE_PY}: {NDK_API_LEVEL_VAR} prompt default")
 
 
 def open_repo(root: Path) -> Repo | None:

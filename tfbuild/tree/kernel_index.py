@@ -237,15 +237,24 @@ def _scan_tree(root: Path, commit: str | None, stats: IndexStats) -> KernelIndex
 
 def _cache_key(root: Path) -> tuple[str | None, str | None]:
     """(commit, cache key); the key is None when the tree is not a git checkout."""
+    return tree_cache_key(root, (*SCAN_ROOTS, *MACRO_HEADERS), (".cc", ".h"), f"{SCHEMA}".encode())
+
+
+def tree_cache_key(root: Path, pathspecs: tuple[str, ...], suffixes: tuple[str, ...],
+                   salt: bytes) -> tuple[str | None, str | None]:
+    """(commit, cache key) of what a tree's files under ``pathspecs`` say, for an index read
+    from them: the commit, plus a digest of the uncommitted files among them whose names end
+    in ``suffixes``; ``salt`` (the index's schema) and tfbuild's version and fallback macros
+    are in the digest too. The key is None when the tree is not a git checkout."""
     repo = open_repo(root)
     commit = head_commit(repo) if repo is not None else None
     if repo is None or commit is None or repo.working_tree_dir is None:
         return None, None
     top = Path(repo.working_tree_dir)  # open_repo(root) only opens the top of a checkout
-    status: str = repo.git.status("--porcelain=v1", "-z", "--untracked-files=all", "--", *SCAN_ROOTS, *MACRO_HEADERS)
+    status: str = repo.git.status("--porcelain=v1", "-z", "--untracked-files=all", "--", *pathspecs)
     changed = sorted({entry[3:] for entry in status.split("\0") if len(entry) > 3 and entry[2] == " "
-                      and entry[3:].endswith((".cc", ".h"))})
-    identity = hashlib.sha256(f"{SCHEMA}\0{__version__}\0".encode())
+                      and entry[3:].endswith(suffixes)})
+    identity = hashlib.sha256(salt + f"\0{__version__}\0".encode())
     identity.update(FALLBACK_MACROS.read_bytes())
     for path in changed:
         file = top / path

@@ -12,13 +12,13 @@ lists hold them) start here, so they can never disagree about what "needed" mean
   made by another TF version), every file registering a CPU kernel for the op is needed instead,
   so the build has the kernels once the header is regenerated; the preflight reports the
   mismatch itself;
-- op definitions (``REGISTER_OP("Min")``) are found by scanning the tree's op files, because
-  the Makefile build compiles only the op files its list names.
+- op definitions (``REGISTER_OP("Min")``) are found in the tree's op definition index
+  (:mod:`tfbuild.tree.op_def_index`), because the Makefile build compiles only the op files
+  its list names.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,11 +28,9 @@ from tfbuild.model.analysis import analyze_loaded, is_valid_kernel_class, is_val
 from tfbuild.model.formats import LoadedModel, ModelFormat, load_model
 from tfbuild.model.header import HeaderContents, parse_header
 from tfbuild.tree.kernel_index import KernelIndex
+from tfbuild.tree.op_def_index import build_op_defs
 
-OP_DEFINITION_DIRS = ("tensorflow/core/ops", "tensorflow/contrib")
 KERNELS_DIR = "tensorflow/core/kernels"
-_OP_NAME_ARG = r'\s*\(\s*"([A-Za-z0-9_>]+)"\s*\)'
-_MACRO = re.compile(r"^[ \t]*#[ \t]*define[ \t]+(\w+)\(\s*(\w+)\s*\)(.*)$", re.M)
 
 
 @dataclass(frozen=True)
@@ -129,11 +127,15 @@ def header_needs(contents: HeaderContents, index: KernelIndex, *, origin: str) -
 
 
 def needs_from_models(models: Sequence[Path], op_libraries: Sequence[Path] = ()) -> Needs:
-    """The needs of ``models``, each read once. JSON ops lists carry their kernel classes and
-    are read without TensorFlow; any other model (or a custom op library) goes through the
+    """The needs of ``models``, each read once (see :func:`needs_from_loaded`)."""
+    return needs_from_loaded([load_model(Path(m)) for m in models], op_libraries)
+
+
+def needs_from_loaded(loaded: Sequence[LoadedModel], op_libraries: Sequence[Path] = ()) -> Needs:
+    """The needs of models already loaded. JSON ops lists carry their kernel classes and are
+    read without TensorFlow; any other model (or a custom op library) goes through the
     analysis step."""
-    origin = ", ".join(str(m) for m in models)
-    loaded = [load_model(Path(m)) for m in models]
+    origin = ", ".join(str(m.path) for m in loaded)
     if loaded and not op_libraries and all(m.format == ModelFormat.OPS_LIST for m in loaded):
         return Needs(origin=origin, ops=_needs_from_ops_lists(loaded))
     analysis = analyze_loaded(loaded, op_libraries)
@@ -202,33 +204,6 @@ def companion_sources(tree: Path, headers: Iterable[str]) -> tuple[str, ...]:
 
 def op_definition_files(tree: Path, ops: Iterable[str]) -> dict[str, tuple[str, ...]]:
     """For each op, the repository paths of the op files (``tensorflow/core/ops``, contrib
-    ``ops`` directories) holding its ``REGISTER_OP``; ops defined elsewhere are left out."""
-    wanted = set(ops)
-    found: dict[str, set[str]] = {}
-    tree = Path(tree)
-    for top in OP_DEFINITION_DIRS:
-        base = tree / top
-        if not base.is_dir():
-            continue
-        for path in sorted(base.rglob("*.cc")):
-            relative = path.relative_to(tree).as_posix()
-            if "/ops/" not in f"/{relative}" or relative.endswith("_test.cc"):
-                continue
-            for op in defined_ops(path.read_text(encoding="utf-8", errors="replace")):
-                if op in wanted:
-                    found.setdefault(op, set()).add(relative)
-    return {op: tuple(sorted(files)) for op, files in sorted(found.items())}
-
-
-def defined_ops(text: str) -> set[str]:
-    """Op names a C++ file registers: ``REGISTER_OP("Min")``, and one level of local macros
-    wrapping it (``#define REDUCTION_OP(name) REGISTER_OP(name)...`` then ``REDUCTION_OP("Min")``)."""
-    joined = text.replace("\\\n", " ")
-    callers = {"REGISTER_OP"}
-    for name, parameter, body in _MACRO.findall(joined):
-        if re.search(rf"\bREGISTER_OP\s*\(\s*{re.escape(parameter)}\s*\)", body):
-            callers.add(name)
-    ops: set[str] = set()
-    for caller in callers:
-        ops.update(re.findall(rf"\b{caller}{_OP_NAME_ARG}", joined))
-    return ops
+    ``ops`` directories) holding its ``REGISTER_OP``, from the tree's op definition index;
+    ops defined elsewhere are left out."""
+    return build_op_defs(Path(tree)).files_for(ops)

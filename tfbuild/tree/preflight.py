@@ -8,7 +8,10 @@ A selective TensorFlow binary runs a model only if, for every op the model uses,
    mobile filegroups followed through their ``:labels``),
 3. the header keeps the op (``SHOULD_REGISTER_OP``) and one of those kernels under the class
    string the *tree* registers it with. Class strings differ between TensorFlow versions, so a
-   header written with the installed TF's names can drop every kernel of an older tree.
+   header written with the installed TF's names can drop every kernel of an older tree;
+4. the tree's runtime accepts every NodeDef of the models (:mod:`tfbuild.tree.compat`): its op
+   definitions know the op and every attr the node carries. A model exported by a newer
+   TensorFlow fails here first, before any kernel is looked up.
 
 Each gap is reported as the error the device would print, with the command that fixes it.
 The library returns a :class:`PreflightReport`; :func:`require_pass` turns gaps into a
@@ -22,22 +25,33 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from tfbuild.errors import ConfigError, PreflightError, SourceTreeError
+from tfbuild.errors import ConfigError, PreflightError
 from tfbuild.flavour import Flavour
+from tfbuild.model.formats import LoadedModel, load_model
 from tfbuild.model.header import HeaderContents, parse_header
+from tfbuild.model.rewrite import InstalledOpDefs
+from tfbuild.tree.compat import (
+    OP_NOT_IN_TREE,
+    check_models,
+    compat_fix,
+    grouped,
+    index_notes,
+    no_op_error,
+    tree_version,
+)
 from tfbuild.tree.edits import check_flavour, compiled_files, kernel_index_for
-from tfbuild.tree.facts import read_version
 from tfbuild.tree.kernel_index import KernelIndex
 from tfbuild.tree.needs import (
     NeedResolution,
     Needs,
     is_cpu,
     needs_from_header,
-    needs_from_models,
+    needs_from_loaded,
     op_definition_files,
     resolve_needs,
     squash,
 )
+from tfbuild.tree.op_def_index import build_op_defs
 from tfbuild.tree.retarget import unregistered_classes
 
 OPS_WITHOUT_KERNEL = frozenset({"AccumulateNV2"})
@@ -49,13 +63,6 @@ def no_kernel_error(op: str) -> str:
     return (
         f"No OpKernel was registered to support Op '{op}' with these attrs.  "
         "Registered devices: [CPU], Registered kernels: <no registered kernels>"
-    )
-
-
-def no_op_error(op: str) -> str:
-    return (
-        f"Op type not registered '{op}' in binary running on this device. Make sure the Op and "
-        "Kernel are registered in the binary running in this process."
     )
 
 
@@ -78,11 +85,15 @@ class Gap:
     op: str
     kind: str
     """``no-kernel-in-tree``, ``kernel-not-compiled``, ``op-not-compiled``,
-    ``op-not-in-header`` or ``kernel-not-in-header``."""
+    ``op-not-in-header``, ``kernel-not-in-header``, or one of the runtime's NodeDef checks
+    (:data:`tfbuild.tree.compat.COMPAT_KINDS`: ``op-not-in-tree``, ``attr-not-in-op``,
+    ``attr-missing``, ``attr-not-allowed``)."""
     device_error: str
     fix: str
     files: tuple[str, ...] = ()
     kernel_classes: tuple[str, ...] = ()
+    nodes: tuple[str, ...] = ()
+    """The model nodes the runtime would refuse, for the NodeDef checks."""
 
 
 @dataclass(frozen=True)
@@ -110,6 +121,9 @@ class PreflightReport:
             out.append(f"  {gap.op}: {gap.device_error}")
             if gap.files:
                 out.append(f"    files: {', '.join(gap.files)}")
+            if gap.nodes:
+                shown = ", ".join(gap.nodes[:3]) + (f", ... ({len(gap.nodes) - 3} more)" if len(gap.nodes) > 3 else "")
+                out.append(f"    {len(gap.nodes)} node(s): {shown}")
             if gap.kernel_classes:
                 shown = "; ".join(gap.kernel_classes[:3]) + ("; ..." if len(gap.kernel_classes) > 3 else "")
                 out.append(f"    the tree registers: {shown}")
@@ -125,13 +139,15 @@ def run_preflight(request: PreflightRequest) -> PreflightReport:
     if not request.models and request.header is None:
         raise ConfigError("give --model (one or more) or --header", hint="e.g. tfbuild check --model model.pb ...")
     index = kernel_index_for(Path(request.source), request.cache_dir)
+    models: list[LoadedModel] = []
     if request.header is not None and not request.models:
         needs = needs_from_header(request.header, index)
         header = needs.header
     else:
-        needs = needs_from_models(request.models, request.op_libraries)
+        models = [load_model(Path(m)) for m in request.models]
+        needs = needs_from_loaded(models, request.op_libraries)
         header = parse_header(request.header) if request.header else None
-    return check_tree(request, needs, index, header=header)
+    return check_tree(request, needs, index, header=header, models=models)
 
 
 def check_tree(
@@ -141,19 +157,24 @@ def check_tree(
     *,
     header: HeaderContents | None = None,
     edited: Mapping[str, str] | None = None,
+    models: Sequence[LoadedModel] = (),
 ) -> PreflightReport:
     """Check ``needs`` against the tree's kernel ``index`` and the build files of
     ``request.flavour`` (``edited``: the new text of those a just-applied edit plan changed,
-    taken from the plan rather than read back), and against ``header``'s selection when there
-    is one. ``request`` names the tree and, for the report and its fixes, the inputs the values
+    taken from the plan rather than read back), against ``header``'s selection when there
+    is one, and every NodeDef of the loaded ``models`` against the tree's op definitions.
+    ``request`` names the tree and, for the report and its fixes, the inputs the values
     came from; its model and header files are not read here."""
     flavour = check_flavour(request.flavour)
     root = Path(request.source)
     resolved = resolve_needs(needs, index, root)
     definitions = op_definition_files(root, needs.op_names()) if flavour == Flavour.MAKEFILE else {}
-    gaps = _build_gaps(resolved.resolutions, compiled_files(root, flavour, edited=edited), definitions,
-                       f"run: {_edit_command(flavour, request, root)}", root)
     notes: list[str] = []
+    gaps = _compat_gaps(models, root, notes)
+    undefined = {gap.op for gap in gaps if gap.kind == OP_NOT_IN_TREE}
+    gaps += [gap for gap in _build_gaps(resolved.resolutions, compiled_files(root, flavour, edited=edited),
+                                        definitions, f"run: {_edit_command(flavour, request, root)}", root)
+             if not (gap.kind == "no-kernel-in-tree" and gap.op in undefined)]  # the op error comes first
     if header is None:
         notes += _class_mismatch_notes(resolved.resolutions)
     else:
@@ -168,7 +189,7 @@ def check_tree(
         checked_ops=needs.op_names(),
         gaps=tuple(gaps),
         notes=tuple(notes),
-        tf_version=_tf_version(root),
+        tf_version=tree_version(root),
     )
 
 
@@ -278,11 +299,24 @@ def _guard_notes(resolutions: Sequence[NeedResolution], index: KernelIndex) -> l
     return notes
 
 
-def _tf_version(root: Path) -> str:
-    try:
-        return str(read_version(root))
-    except SourceTreeError:
-        return "unknown"
+def _compat_gaps(models: Sequence[LoadedModel], root: Path, notes: list[str]) -> list[Gap]:
+    """The NodeDefs of ``models`` the tree's runtime would refuse, one gap per model, op, kind
+    and attr, those ``tfbuild compat`` cannot fix first (JSON ops lists carry no NodeDefs and are
+    not checked)."""
+    with_nodes = [model for model in models if model.graph_defs or model.flex_nodes]
+    if not with_nodes:
+        return []
+    op_defs = build_op_defs(root)
+    installed = InstalledOpDefs()  # TensorFlow is loaded already: it parsed the models
+    problems = check_models(with_nodes, op_defs, installed)
+    notes += index_notes(op_defs) if problems else []
+    formats = {model.path: model.format.value for model in with_nodes}
+    return [
+        Gap(group[0].op, group[0].kind, group[0].device_error,
+            compat_fix(group[0], root, installed.tensorflow_version, formats[group[0].model]),
+            nodes=tuple(problem.label for problem in group))
+        for group in sorted(grouped(problems), key=lambda group: group[0].strippable)
+    ]
 
 
 def _edit_command(flavour: Flavour, request: PreflightRequest, root: Path) -> str:

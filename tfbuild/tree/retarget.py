@@ -8,11 +8,14 @@ installed names silently compiles MatMul out of a TF 1.12 build. So the header i
 the tree's registrations (the kernel index): for each needed op, the classes of the tree's CPU
 kernels whose type constraints fit the dtypes the model uses. An op the tree has no CPU kernel
 for is reported, never dropped quietly, and when the dtypes match no registration all of the
-op's classes are kept: a larger binary is better than a missing kernel on the device.
+op's classes are kept: a larger binary is better than a missing kernel on the device. Each
+installed class the tree does not register is reported as *renamed* (the tree has a kernel for
+that op and dtype under another name, which the header now names) or *dropped* (it has none).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -35,6 +38,16 @@ _DTYPE_ALIASES = {
 
 
 @dataclass(frozen=True)
+class RenamedClass:
+    """An installed kernel class the tree registers under another name for the same op and dtype."""
+
+    op: str
+    installed: str
+    tree: tuple[str, ...]
+    """The tree's classes that replace it (those of the op's chosen kernels that fit its dtype)."""
+
+
+@dataclass(frozen=True)
 class RetargetResult:
     """The tree's (op, kernel class) pairs for the needed ops, and what could not be matched."""
 
@@ -46,6 +59,11 @@ class RetargetResult:
     """Ops whose dtypes matched none of their registrations; all their classes were kept."""
     foreign_classes: tuple[str, ...]
     """Classes the installed TensorFlow named that this tree never registers (informational)."""
+    renamed_classes: tuple[RenamedClass, ...] = ()
+    """Installed classes the op does not register in the tree, replaced by the tree's names."""
+    dropped_classes: tuple[tuple[str, str], ...] = ()
+    """(op, installed class) pairs with no counterpart: the tree registers no kernel of that op
+    (a missing op), or none for the dtype the class is for."""
 
 
 def canonical_dtype(name: str) -> str | None:
@@ -98,6 +116,7 @@ def retarget_ops_and_kernels(
     missing = []
     fallback = []
     named: dict[str, set[str]] = {}
+    chosen_by_op: dict[str, list[KernelRegistration]] = {}
     for op, kernel_class in needed:
         if kernel_class:
             named.setdefault(op, set()).add(_squash(kernel_class))
@@ -116,14 +135,60 @@ def retarget_ops_and_kernels(
         if not chosen:
             fallback.append(op)
             chosen = list(registrations)
+        chosen_by_op[op] = chosen
         pairs.update((op, r.kernel_class) for r in chosen)
+    renamed, dropped = _renamed_and_dropped(needed, index, chosen_by_op)
     installed = [cls for _, cls in needed if cls]
     return RetargetResult(
         ops_and_kernels=tuple(sorted(pairs)),
         missing_ops=tuple(missing),
         dtype_fallback_ops=tuple(fallback),
         foreign_classes=unregistered_classes(installed, index),
+        renamed_classes=renamed,
+        dropped_classes=dropped,
     )
+
+
+def _renamed_and_dropped(
+    needed: Sequence[tuple[str, str | None]],
+    index: KernelIndex,
+    chosen_by_op: Mapping[str, Sequence[KernelRegistration]],
+) -> tuple[tuple[RenamedClass, ...], tuple[tuple[str, str], ...]]:
+    """Sort the installed classes an op does not register in the tree: renamed when one of the
+    op's chosen tree kernels fits the dtype the class is for (read from its template arguments;
+    any chosen kernel when it names none), else dropped."""
+    renamed: dict[tuple[str, str], RenamedClass] = {}
+    dropped: dict[tuple[str, str], tuple[str, str]] = {}
+    for op, kernel_class in needed:
+        if not kernel_class:
+            continue
+        key = (op, _squash(kernel_class))
+        if key in renamed or key in dropped:
+            continue
+        registered = {_squash(r.kernel_class) for r in index.registrations_for_op(op)}
+        if key[1] in registered:
+            continue
+        dtypes = class_dtypes(kernel_class)
+        fitting = [r for r in chosen_by_op.get(op, ()) if not dtypes or _fits(r, dtypes)]
+        if fitting:
+            replacements = tuple(dict.fromkeys(r.kernel_class for r in fitting))
+            renamed[key] = RenamedClass(op, kernel_class, replacements)
+        else:
+            dropped[key] = (op, kernel_class)
+    return tuple(renamed.values()), tuple(dropped.values())
+
+
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_:]*")
+
+
+def class_dtypes(kernel_class: str) -> set[str]:
+    """The dtypes a kernel class string is instantiated for, read from its template arguments
+    (``BatchMatMulOp<CPUDevice, float, float, float, true>`` -> ``{"float"}``); empty for a
+    class without any (``ConstantOp``)."""
+    _, bracket, arguments = kernel_class.partition("<")
+    if not bracket:
+        return set()
+    return {dtype for dtype in map(canonical_dtype, _IDENTIFIER.findall(arguments)) if dtype}
 
 
 def _squash(text: str) -> str:
@@ -196,9 +261,18 @@ def retarget_notes(result: RetargetResult) -> list[str]:
         f"{op}: the model's dtypes match none of the tree's kernels; keeping all of them"
         for op in result.dtype_fallback_ops
     ]
-    if result.foreign_classes:
+    if result.renamed_classes:
+        first = result.renamed_classes[0]
+        more = f" (and {len(first.tree) - 1} more)" if len(first.tree) > 1 else ""
         notes.append(
-            f"{len(result.foreign_classes)} kernel class name(s) of the installed TensorFlow differ in "
-            f"the tree and were replaced by the tree's, e.g. {result.foreign_classes[0]}"
+            f"{len(result.renamed_classes)} kernel class name(s) of the installed TensorFlow are spelled "
+            f"differently in the tree and were replaced by the tree's, e.g. {first.op}: {first.installed} -> "
+            f"{first.tree[0]}{more}"
+        )
+    if result.dropped_classes:
+        op, kernel_class = result.dropped_classes[0]
+        notes.append(
+            f"{len(result.dropped_classes)} kernel class(es) of the installed TensorFlow were dropped: the tree "
+            f"registers no kernel for that op and dtype, e.g. {op}: {kernel_class}"
         )
     return notes

@@ -8,17 +8,23 @@ signing. Each commit records the branch and commit the user was on in trailers::
     Tfbuild-Base-Branch: master
     Tfbuild-Base-Commit: 0123abcd...
 
-Reverting reads those trailers from the work branch's tip, checks out the base branch (or the
-base commit, detached, if the user was detached) and deletes the work branch. Since the edits
-only ever touch tracked files, the working tree is then byte-identical to before the first
-edit. A checkout with uncommitted changes to tracked files is refused both ways: tfbuild must
-never mix its commit with the user's work or throw that work away.
+and, one trailer each, the untracked files tfbuild writes into the tree besides its commits
+(the build's ``tensorflow/core/framework/ops_to_register.h``)::
+
+    Tfbuild-Generated: tensorflow/core/framework/ops_to_register.h
+
+Reverting reads those trailers from the work branch's commits, checks out the base branch (or
+the base commit, detached, if the user was detached), deletes the work branch and removes the
+recorded files that are still untracked. The working tree is then byte-identical to before the
+first edit. A checkout with uncommitted changes to tracked files is refused both ways: tfbuild
+must never mix its commit with the user's work or throw that work away.
 """
 
 from __future__ import annotations
 
+import posixpath
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -38,6 +44,7 @@ IDENTITY = {
     "GIT_COMMITTER_EMAIL": "tfbuild@localhost",
 }
 _TRAILER = re.compile(r"^Tfbuild-Base-(Branch|Commit): (.*)$", re.M)
+_GENERATED = re.compile(r"^Tfbuild-Generated: (.*)$", re.M)
 
 
 @dataclass(frozen=True)
@@ -69,6 +76,8 @@ class RevertResult:
     """The branch (or commit, when it was detached) checked out again."""
     restored_commit: str | None
     removed_commits: int
+    removed_files: tuple[str, ...] = ()
+    """Untracked files tfbuild had written into the tree (``Tfbuild-Generated``), now deleted."""
 
 
 def _repo(root: Path) -> Repo:
@@ -130,11 +139,20 @@ def check_can_commit(root: Path) -> CheckoutState:
     return state
 
 
-def commit_files(root: Path, files: Mapping[str, tuple[str, str]], message: str) -> CommitResult:
+def commit_files(
+    root: Path, files: Mapping[str, tuple[str, str]], message: str, *, generated: Sequence[str] = ()
+) -> CommitResult:
     """Write ``files`` (path -> (expected old text, new text)) atomically and commit them on the
-    work branch. On any failure the files and the branch are put back as they were."""
+    work branch. On any failure the files and the branch are put back as they were.
+
+    ``generated``: repository paths of untracked files the caller is about to write into the
+    tree, recorded in the commit (a ``Tfbuild-Generated`` trailer each) so :func:`revert`
+    removes them; with no ``files`` the commit records only them.
+    """
     state = check_can_commit(root)
     repo = _repo(Path(root))
+    for path in generated:
+        _check_generated_path(root, path)
     base_branch, base_commit = _base_of(repo, state)
     for path, (old, _) in files.items():
         if _read(Path(root) / path) != old:
@@ -147,14 +165,19 @@ def commit_files(root: Path, files: Mapping[str, tuple[str, str]], message: str)
     try:
         for path, (_, new) in files.items():
             atomic_write_bytes(Path(root) / path, new.encode("utf-8", "surrogateescape"))
-        repo.git.add("--", *files)
-        trailers = f"Tfbuild-Base-Branch: {base_branch or '(detached)'}\nTfbuild-Base-Commit: {base_commit}"
+        if files:
+            repo.git.add("--", *files)
+        trailers = [f"Tfbuild-Base-Branch: {base_branch or '(detached)'}", f"Tfbuild-Base-Commit: {base_commit}"]
+        trailers += [f"Tfbuild-Generated: {path}" for path in generated]
         with repo.git.custom_environment(**IDENTITY):
-            repo.git.commit("-q", "--no-verify", "--no-gpg-sign", "-m", f"{message}\n\n{trailers}")
+            repo.git.commit(
+                "-q", "--no-verify", "--no-gpg-sign", "--allow-empty", "-m", f"{message}\n\n" + "\n".join(trailers)
+            )
     except BaseException:
         for path, (old, _) in files.items():
             atomic_write_bytes(Path(root) / path, old.encode("utf-8", "surrogateescape"))
-        repo.git.reset("-q", "--", *files)
+        if files:
+            repo.git.reset("-q", "--", *files)
         if created:
             repo.git.checkout("-q", base_branch or base_commit)
             repo.git.branch("-D", WORK_BRANCH)
@@ -180,10 +203,77 @@ def revert(root: Path) -> RevertResult:
         )
     target = base_branch if base_branch and base_branch in [h.name for h in repo.heads] else base_commit
     removed = int(repo.git.rev_list("--count", f"{base_commit}..{tip.hexsha}"))
+    generated = _generated_between(repo, base_commit, tip.hexsha)
     if state.on_work_branch:
         repo.git.checkout("-q", target)
     repo.git.branch("-D", WORK_BRANCH)
-    return RevertResult(True, target, repo.head.commit.hexsha, removed)
+    return RevertResult(True, target, repo.head.commit.hexsha, removed, _remove_untracked(root, generated))
+
+
+def recorded_generated(root: Path) -> frozenset[str]:
+    """The untracked files the checked-out work branch records (``Tfbuild-Generated``); none
+    when the work branch is not checked out."""
+    state = checkout_state(root)
+    if not state.on_work_branch:
+        return frozenset()
+    repo = _repo(Path(root))
+    base = _trailers(repo.head.commit).get("Commit")
+    if not base or not _is_ancestor(repo, base, repo.head.commit):
+        return frozenset()
+    return frozenset(_generated_between(repo, base, repo.head.commit.hexsha))
+
+
+def tracked_paths(root: Path, paths: Iterable[str]) -> frozenset[str]:
+    """Those of ``paths`` (repository paths) that git tracks in ``root``'s checkout."""
+    wanted = list(paths)
+    if not wanted:
+        return frozenset()
+    listed: str = _repo(Path(root)).git.ls_files("-z", "--", *wanted)
+    return frozenset(path for path in listed.split("\0") if path) & set(wanted)
+
+
+def _generated_between(repo: Repo, base: str, tip: str) -> tuple[str, ...]:
+    """Paths the commits after ``base`` up to ``tip`` record as generated, each once."""
+    found: dict[str, None] = {}
+    for commit in repo.iter_commits(f"{base}..{tip}"):
+        message = commit.message
+        text = message.decode("utf-8", "replace") if isinstance(message, bytes) else message
+        found.update((path.strip(), None) for path in _GENERATED.findall(text))
+    return tuple(found)
+
+
+def _remove_untracked(root: Path, paths: Sequence[str]) -> tuple[str, ...]:
+    """Delete the files of ``paths`` that exist and git does not track (a recorded path the
+    user has since committed is theirs); the ones deleted."""
+    safe = [path for path in paths if _is_plain_relative(path)]
+    keep = tracked_paths(root, safe)
+    top = Path(root).resolve()
+    removed = []
+    for path in safe:
+        file = Path(root) / path
+        inside = file.parent.resolve().is_relative_to(top)
+        if path not in keep and inside and (file.is_file() or file.is_symlink()):
+            file.unlink()
+            removed.append(path)
+    return tuple(removed)
+
+
+def _check_generated_path(root: Path, path: str) -> None:
+    if not _is_plain_relative(path):
+        raise SourceTreeError(f"{root}: {path!r} is not a path inside the tree", hint="this is a tfbuild bug")
+
+
+def _is_plain_relative(path: str) -> bool:
+    """A normalised POSIX path inside the checkout (no ``..``, not absolute, not in ``.git``)."""
+    return (
+        bool(path)
+        and not path.startswith("/")
+        and "\n" not in path
+        and posixpath.normpath(path) == path
+        and not path.startswith("../")
+        and path != ".."
+        and path.split("/", maxsplit=1)[0] != ".git"
+    )
 
 
 def _base_of(repo: Repo, state: CheckoutState) -> tuple[str | None, str]:

@@ -8,7 +8,8 @@ keeps them in, with ``--config=android_arm64``-style configs when the tree's baz
 them, or the flags those configs stand for when it does not (older trees only get them from an
 interactive ./configure). ``./configure`` runs without questions (its answers come from
 ``toolchains/tensorflow/versions.toml``), the Android SDK/NDK block is rendered into the
-WORKSPACE, and Bazel keeps its output root in a named cache volume. Outputs under ``bazel-bin``
+WORKSPACE (checked against the NDKs the tree's configure.py lists), and Bazel keeps its output
+root in a named cache volume. Outputs under ``bazel-bin``
 are symlinks into that volume, so a last step copies them (dereferenced) into the output dir.
 """
 
@@ -30,7 +31,7 @@ from tfbuild.build.workspace import apply_block, render_android_block, resolve_a
 from tfbuild.errors import ConfigError
 from tfbuild.flavour import Flavour
 from tfbuild.toolchain.targets import BazelProfile, BazelTarget
-from tfbuild.toolchain.tf_versions import version_table
+from tfbuild.toolchain.tf_versions import TreeRequirements, tree_requirements
 from tfbuild.tree.facts import TreeFacts
 
 ANDROID_INFERENCE = "android_inference"
@@ -42,24 +43,23 @@ def plan(request: PlanRequest) -> BuildPlan:
     tree = request.tree
     assert profile is not None
     assert tree is not None
-    requirements = version_table().for_version(tree.version)
+    requirements = tree_requirements(tree)
     in_container = not request.options.local
     layout = container_layout(request, bazel_volume=True) if in_container else local_layout(request)
     src = layout.tree_src
-    bazel_version = tree.bazel_version or requirements.bazel
     image = None
     if in_container:
-        image = toolchain_image(request.options, profile.dockerfile, {"BAZEL_VERSION": bazel_version})
-    labels = tuple(_label(target, requirements.android_inference_package) for target in profile.targets)
+        image = toolchain_image(request.options, profile.dockerfile, {"BAZEL_VERSION": requirements.bazel().value})
+    labels = tuple(_label(target, requirements.android_inference_package().value) for target in profile.targets)
     generated = [header_file(request), tree_header_file(request)]
     if profile.needs_android_workspace:
-        generated.append(_workspace_file(request, tree, layout))
+        generated.append(_workspace_file(request, requirements, layout))
     steps = [
         Step(
             "configure",
             ("python3", "configure.py"),
             src,
-            env=dict(version_table().configure_env),
+            env=dict(requirements.table.configure_env),
             skip_if_exists=src / ".tf_configure.bazelrc",
         ),
         Step(f"bazel build ({request.profile.name})", _bazel_argv(request, tree, profile, layout, labels), src),
@@ -104,23 +104,25 @@ def _label(target: BazelTarget, android_package: str) -> str:
     return f"{package}:{target.name}"
 
 
-def _workspace_file(request: PlanRequest, tree: TreeFacts, layout: BuildLayout) -> GeneratedFile:
+def _workspace_file(request: PlanRequest, requirements: TreeRequirements, layout: BuildLayout) -> GeneratedFile:
     """The tree's WORKSPACE with the SDK/NDK block, naming them where the build sees them."""
     repositories = resolve_android_repositories(
         request.options.android,
-        tree.version,
+        requirements,
         sdk_path_in_build=str(layout.sdk),
         ndk_path_in_build=str(layout.ndk),
+        is_64bit=request.profile.is_64bit,
     )
-    if request.profile.is_64bit and repositories.ndk_api_level < version_table().min_ndk_api_level_64bit:
+    lowest_64bit = requirements.table.min_ndk_api_level_64bit
+    if request.profile.is_64bit and repositories.ndk_api_level < lowest_64bit:
         raise ConfigError(
             f"NDK API level {repositories.ndk_api_level} cannot build {request.profile.name}",
-            hint=f"64-bit Android targets need --ndk-api-level {version_table().min_ndk_api_level_64bit} or higher",
+            hint=f"64-bit Android targets need --ndk-api-level {lowest_64bit} or higher",
         )
-    path = Path(tree.root) / "WORKSPACE"
+    path = Path(requirements.tree.root) / "WORKSPACE"
     if not path.is_file():
         raise ConfigError(f"{path}: not found", hint="is --source a TensorFlow checkout's top directory?")
-    block = render_android_block(repositories, tree.version)
+    block = render_android_block(repositories, requirements)
     return GeneratedFile(path=path, content=apply_block(path.read_text(encoding="utf-8"), block, where=str(path)))
 
 

@@ -1,0 +1,36 @@
+"""``tfbuild compat``: a copy of a model that an older TensorFlow tree's runtime accepts.
+
+The command turns its options into a :class:`~tfbuild.tree.compat.CompatRequest`, prints the
+plan (:func:`~tfbuild.tree.compat.plan_compat`), and writes the copy
+(:func:`~tfbuild.tree.compat.write_compat_copy`) or refuses with exit code 5 having named every
+node it cannot fix. Names from the model are printed as plain text, never as Rich markup.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+from rich.console import Console
+from rich.text import Text
+
+from tfbuild.cli import app
+
+
+@app.command("compat")
+def compat(
+    model: Path = typer.Argument(..., help="A GraphDef (.pb binary or .pbtxt text), e.g. a frozen model."),
+    source: Path = typer.Option(Path("."), "--source", help="The TensorFlow checkout whose runtime will run it."),
+    output: Path = typer.Option(..., "-o", "--output", help="Where to write the copy (same format as MODEL)."),
+) -> None:
+    """Write a copy of MODEL without the attrs the tree's op definitions lack, where their values
+    are the defaults (exit 5, nothing written, when something else stands in the way)."""
+    from tfbuild.tree.compat import CompatRequest, plan_compat, require_fixable, write_compat_copy
+
+    plan = plan_compat(CompatRequest(model=model, source=source, output=output))
+    out = Console(highlight=False, soft_wrap=True)
+    for line in plan.lines():
+        out.print(Text(line))
+    require_fixable(plan)
+    for line in write_compat_copy(plan).lines:
+        out.print(Text(line))
