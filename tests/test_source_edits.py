@@ -180,3 +180,20 @@ def test_exactly_one_of_header_or_models(tf1_tree, min_model, tmp_path):
         run_edit(EditRequest(source=tf1_tree, flavour="makefile", models=(min_model,), header=tmp_path / "h", dry_run=True))
     with pytest.raises(ConfigError, match="flavour"):
         run_edit(EditRequest(source=tf1_tree, flavour="cmake", models=(min_model,)))
+
+
+def test_a_commit_git_refuses_is_one_error_and_changes_nothing(tf1_tree, min_model, no_git_identity):
+    """A checkout with a missing object (a partial mirror, a broken clone) cannot take a commit;
+    tfbuild says so in git's words, as a source-tree error, and leaves the tree as it was."""
+    # Beside the edited list, so git must check the object when it writes that directory's tree.
+    blob = git(tf1_tree, "rev-parse", "HEAD:tensorflow/contrib/makefile/Makefile")
+    git_dir = Path(git(tf1_tree, "rev-parse", "--absolute-git-dir"))
+    (git_dir / "objects" / blob[:2] / blob[2:]).unlink()
+    before = worktree_digest(tf1_tree)
+    head = git(tf1_tree, "rev-parse", "HEAD")
+    with pytest.raises(SourceTreeError, match=f"git could not commit tfbuild's edits, so nothing was changed: .*{blob}"):
+        run_edit(EditRequest(source=tf1_tree, flavour="makefile", models=(min_model,)))
+    assert worktree_digest(tf1_tree) == before
+    assert git(tf1_tree, "rev-parse", "--abbrev-ref", "HEAD") == "master"
+    assert git(tf1_tree, "rev-parse", "HEAD") == head
+    assert WORK_BRANCH not in git(tf1_tree, "branch", "--list")

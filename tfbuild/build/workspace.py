@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 from tfbuild import __version__
 from tfbuild.build.options import AndroidOptions
@@ -23,6 +25,8 @@ from tfbuild.errors import ConfigError, SourceTreeError
 from tfbuild.fileio import atomic_write_text
 from tfbuild.templating import render
 from tfbuild.toolchain.tf_versions import TreeRequirements, ndk_majors_text, tree_requirements
+
+V = TypeVar("V", int, str)
 
 BEGIN_MARKER = "# BEGIN tfbuild android repositories"
 END_MARKER = "# END tfbuild android repositories"
@@ -92,29 +96,17 @@ def inspect_sdk(sdk: Path, *, api_level: int | None, build_tools: str | None, mi
         for entry in (sdk / "platforms").iterdir()
         if re.fullmatch(r"android-\d+", entry.name) and entry.is_dir()
     )
-    if api_level is None:
-        if not levels:
-            raise ConfigError(
-                f"{sdk / 'platforms'}: no android-N platform installed", hint="sdkmanager 'platforms;android-28'"
-            )
-        api_level = levels[-1]
-    elif api_level not in levels:
-        raise ConfigError(
-            f"{sdk / 'platforms' / f'android-{api_level}'}: SDK platform {api_level} not installed",
-            hint=f"installed: {', '.join(map(str, levels)) or 'none'}",
-        )
+    api_level = _installed_or_newest(
+        api_level, levels,
+        none_installed=(f"{sdk / 'platforms'}: no android-N platform installed", "sdkmanager 'platforms;android-28'"),
+        missing=lambda level: f"{sdk / 'platforms' / f'android-{level}'}: SDK platform {level} not installed",
+    )
     installed = sorted((entry.name for entry in (sdk / "build-tools").iterdir() if entry.is_dir()), key=_version_key)
-    if build_tools is None:
-        if not installed:
-            raise ConfigError(
-                f"{sdk / 'build-tools'}: no build tools installed", hint="sdkmanager 'build-tools;28.0.3'"
-            )
-        build_tools = installed[-1]
-    elif build_tools not in installed:
-        raise ConfigError(
-            f"{sdk / 'build-tools' / build_tools}: build tools {build_tools} not installed",
-            hint=f"installed: {', '.join(installed) or 'none'}",
-        )
+    build_tools = _installed_or_newest(
+        build_tools, installed,
+        none_installed=(f"{sdk / 'build-tools'}: no build tools installed", "sdkmanager 'build-tools;28.0.3'"),
+        missing=lambda tools: f"{sdk / 'build-tools' / tools}: build tools {tools} not installed",
+    )
     if _version_key(build_tools) < _version_key(min_build_tools):
         raise ConfigError(
             f"{sdk / 'build-tools' / build_tools}: build tools {build_tools} are older than {min_build_tools}, "
@@ -280,3 +272,17 @@ def write_android_workspace(tree: Path, android: AndroidOptions) -> WorkspaceUpd
     repositories = resolve_android_repositories(android, requirements)
     block = render_android_block(repositories, requirements)
     return WorkspaceUpdate(path=update_workspace(Path(tree), block), block=block, repositories=repositories)
+
+
+def _installed_or_newest(
+    wanted: V | None, installed: Sequence[V], *, none_installed: tuple[str, str], missing: Callable[[V], str]
+) -> V:
+    """``wanted`` if it is installed, the newest of ``installed`` (sorted) when nothing is asked
+    for, as TensorFlow's configure.py picks; a :class:`ConfigError` naming what is there otherwise."""
+    if wanted is None:
+        if not installed:
+            raise ConfigError(none_installed[0], hint=none_installed[1])
+        return installed[-1]
+    if wanted not in installed:
+        raise ConfigError(missing(wanted), hint=f"installed: {', '.join(map(str, installed)) or 'none'}")
+    return wanted

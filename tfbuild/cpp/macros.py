@@ -104,32 +104,17 @@ def mask_literals(text: str) -> str:
 
 def lex(text: str, start: int = 0, end: int | None = None) -> list[Token]:
     """Tokens of comment-free ``text[start:end]``. Newlines count as whitespace."""
-    tokens: list[Token] = []
+    return [token for token, _, _ in _scan_tokens(text, start, end)]
+
+
+def _scan_tokens(text: str, start: int, end: int | None = None) -> Iterator[tuple[Token, int, int]]:
+    """Each token of ``text[start:end]``, with whitespace folded into the next token's
+    ``white`` flag, as (token, its start, the offset after it)."""
     white = False
     stop = len(text) if end is None else end
     position = start
     while position < stop:
         match = _TOKEN.match(text, position, stop)
-        assert match is not None  # the last alternative matches any character
-        position = match.end()
-        kind = match.lastgroup or "punct"  # every alternative is a named group
-        if kind == "ws":
-            white = True
-            continue
-        if kind == "delim":
-            kind = "raw"
-        tokens.append(Token(match.group(0), kind, white))
-        white = False
-    return tokens
-
-
-def _scan_tokens(text: str, start: int) -> Iterator[tuple[Token, int, int]]:
-    """Each token from ``text[start]`` on, with whitespace folded into the next token's
-    ``white`` flag, as (token, its start, the offset after it)."""
-    white = False
-    position = start
-    while position < len(text):
-        match = _TOKEN.match(text, position)
         assert match is not None  # the last alternative matches any character
         position = match.end()
         kind = match.lastgroup or "punct"  # every alternative is a named group

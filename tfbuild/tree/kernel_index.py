@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import json
 import logging
 import os
 from collections.abc import Iterable, Mapping
@@ -24,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from tfbuild import __version__
-from tfbuild.cache import cache_dir
+from tfbuild.cache import cache_dir, read_through
 from tfbuild.cpp.scan import (
     FALLBACK_MACROS,
     KERNELS_DIR,
@@ -35,7 +34,6 @@ from tfbuild.cpp.scan import (
     is_kernel_source,
 )
 from tfbuild.errors import SourceTreeError
-from tfbuild.fileio import atomic_write_text
 from tfbuild.tree.facts import head_commit, open_repo
 
 log = logging.getLogger(__name__)
@@ -137,18 +135,15 @@ def build_kernel_index(tree: Path, *, cache_dir: Path | None = None,
     commit, key = _cache_key(root)
     cache = (Path(cache_dir) if cache_dir is not None else default_cache_dir()) / f"{key}.json" if key else None
     stats.cache_path = cache
-    if cache is not None:
-        cached = _load(cache)
-        if cached is not None:
-            stats.cache_hit = True
-            stats.notes.extend(cached[1])
-            return cached[0]
-    index = _scan_tree(root, commit, stats)
-    if cache is not None:
-        try:
-            atomic_write_text(cache, json.dumps(_to_json(index, stats.notes), sort_keys=True))
-        except OSError as error:  # a read-only cache costs speed, not correctness
-            log.debug("kernel index cache not written (%s): %s", cache, error)
+
+    def scan() -> tuple[KernelIndex, list[str]]:
+        return _scan_tree(root, commit, stats), stats.notes
+
+    (index, notes), stats.cache_hit = read_through(
+        cache, schema=SCHEMA, decode=_from_json, encode=lambda found: _to_json(*found), compute=scan
+    )
+    if stats.cache_hit:
+        stats.notes.extend(notes)
     return index
 
 
@@ -266,7 +261,6 @@ def tree_cache_key(root: Path, pathspecs: tuple[str, ...], suffixes: tuple[str, 
 
 def _to_json(index: KernelIndex, notes: list[str]) -> dict[str, Any]:
     return {
-        "schema": SCHEMA,
         "notes": notes,
         "tree_commit": index.tree_commit,
         "registrations": [
@@ -277,16 +271,10 @@ def _to_json(index: KernelIndex, notes: list[str]) -> dict[str, Any]:
     }
 
 
-def _load(path: Path) -> tuple[KernelIndex, list[str]] | None:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        if data.get("schema") != SCHEMA:
-            return None
-        registrations = tuple(
-            KernelRegistration(op, cls, device, tuple(tuple(c) for c in constraints), file, line, guard)
-            for op, cls, device, constraints, file, line, guard in data["registrations"]
-        )
-        includes = {k: tuple(v) for k, v in data["includes"].items()}
-        return KernelIndex(data["tree_commit"], registrations, includes), [str(n) for n in data["notes"]]
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
+def _from_json(data: dict[str, Any]) -> tuple[KernelIndex, list[str]]:
+    registrations = tuple(
+        KernelRegistration(op, cls, device, tuple(tuple(c) for c in constraints), file, line, guard)
+        for op, cls, device, constraints, file, line, guard in data["registrations"]
+    )
+    includes = {k: tuple(v) for k, v in data["includes"].items()}
+    return KernelIndex(data["tree_commit"], registrations, includes), [str(n) for n in data["notes"]]

@@ -21,7 +21,6 @@ a digest of any uncommitted op files in the key.
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import re
@@ -30,11 +29,10 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from tfbuild.cache import cache_dir
+from tfbuild.cache import cache_dir, read_through
 from tfbuild.cpp.macros import strip_comments
 from tfbuild.cpp.scan import FoundOp, TreeReader
 from tfbuild.errors import SourceTreeError
-from tfbuild.fileio import atomic_write_text
 from tfbuild.tree.kernel_index import tree_cache_key
 from tfbuild.tree.op_defs import AttrDef, OpDef, op_def_from_builder, op_defs_from_op_list
 from tfbuild.tree.text_proto import TextProtoError
@@ -102,17 +100,9 @@ def build_op_defs(tree: Path, *, cache_dir: Path | None = None, stats: OpDefStat
                                  f"op-defs {SCHEMA}".encode())
     cache = (Path(cache_dir) if cache_dir is not None else default_cache_dir()) / f"{key}.json" if key else None
     stats.cache_path = cache
-    if cache is not None:
-        cached = _load(cache)
-        if cached is not None:
-            stats.cache_hit = True
-            return cached
-    index = _read_tree(root, commit, stats)
-    if cache is not None:
-        try:
-            atomic_write_text(cache, json.dumps(_to_json(index), sort_keys=True))
-        except OSError as error:  # a read-only cache costs speed, not correctness
-            log.debug("op definition cache not written (%s): %s", cache, error)
+    index, stats.cache_hit = read_through(
+        cache, schema=SCHEMA, decode=_from_json, encode=_to_json, compute=lambda: _read_tree(root, commit, stats)
+    )
     return index
 
 
@@ -208,7 +198,6 @@ def _helper_strings(root: Path, files: Iterable[str]) -> dict[str, str]:
 
 def _to_json(index: OpDefIndex) -> dict[str, Any]:
     return {
-        "schema": SCHEMA,
         "tree_commit": index.tree_commit,
         "origin": index.origin,
         "ops": [asdict(op) for op in index.ops.values()],
@@ -217,22 +206,16 @@ def _to_json(index: OpDefIndex) -> dict[str, Any]:
     }
 
 
-def _load(path: Path) -> OpDefIndex | None:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        if data.get("schema") != SCHEMA:
-            return None
-        ops = {}
-        for op in data["ops"]:
-            attrs = tuple(
-                AttrDef(a["name"], a["type"], a["default"], a["minimum"],
-                        tuple(a["allowed"]) if a["allowed"] is not None else None)
-                for a in op["attrs"]
-            )
-            ops[op["name"]] = OpDef(op["name"], tuple(op["inputs"]), tuple(op["outputs"]), attrs,
-                                    tuple(op["flags"]), tuple(op["unread"]))
-        files = {op: tuple(paths) for op, paths in data["files"].items()}
-        return OpDefIndex(data["tree_commit"], data["origin"], ops, files, tuple(data["skipped"]))
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
+def _from_json(data: dict[str, Any]) -> OpDefIndex:
+    ops = {}
+    for op in data["ops"]:
+        attrs = tuple(
+            AttrDef(a["name"], a["type"], a["default"], a["minimum"],
+                    tuple(a["allowed"]) if a["allowed"] is not None else None)
+            for a in op["attrs"]
+        )
+        ops[op["name"]] = OpDef(op["name"], tuple(op["inputs"]), tuple(op["outputs"]), attrs,
+                                tuple(op["flags"]), tuple(op["unread"]))
+    files = {op: tuple(paths) for op, paths in data["files"].items()}
+    return OpDefIndex(data["tree_commit"], data["origin"], ops, files, tuple(data["skipped"]))
 

@@ -34,7 +34,7 @@ from tfbuild.fileio import atomic_write_bytes
 from tfbuild.tree.facts import head_commit, open_repo
 
 if TYPE_CHECKING:
-    from git import Commit, Repo
+    from git import Commit, GitCommandError, Repo
 
 WORK_BRANCH = "tfbuild/selective-edits"
 IDENTITY = {
@@ -173,7 +173,7 @@ def commit_files(
             repo.git.commit(
                 "-q", "--no-verify", "--no-gpg-sign", "--allow-empty", "-m", f"{message}\n\n" + "\n".join(trailers)
             )
-    except BaseException:
+    except BaseException as error:
         for path, (old, _) in files.items():
             atomic_write_bytes(Path(root) / path, old.encode("utf-8", "surrogateescape"))
         if files:
@@ -181,8 +181,24 @@ def commit_files(
         if created:
             repo.git.checkout("-q", base_branch or base_commit)
             repo.git.branch("-D", WORK_BRANCH)
+        import git
+
+        if isinstance(error, git.GitCommandError):
+            raise SourceTreeError(
+                f"{root}: git could not commit tfbuild's edits, so nothing was changed: {_git_reason(error)}",
+                hint=f"repair the checkout (git -C {root} fsck names what is missing), then run tfbuild again",
+            ) from None
         raise
     return CommitResult(WORK_BRANCH, repo.head.commit.hexsha, base_branch, base_commit)
+
+
+def _git_reason(error: GitCommandError) -> str:
+    """Git's own words for a failed command: the first line it wrote to stderr (the cause;
+    later lines say what could not be done because of it)."""
+    stderr = error.stderr if isinstance(error.stderr, str) else str(error.stderr or "")
+    lines = [line.strip().removeprefix("stderr:").strip().strip("'") for line in stderr.splitlines()]
+    lines = [line for line in lines if line]
+    return lines[0] if lines else f"git exited with status {error.status}"
 
 
 def revert(root: Path) -> RevertResult:
