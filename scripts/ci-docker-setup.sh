@@ -34,14 +34,18 @@ if ! docker info >/dev/null 2>&1; then
   exit 1
 fi
 
-stamp "base image"
+stamp "base images"
 # debootstrap needs root; keep tfbuild's environment (PATH to the venv) under sudo.
-$SUDO env "PATH=$PATH" tfbuild toolchain base
-stamp "linux toolchain image"
+# bookworm: the default, and what op libraries against the installed wheel build on.
+# bullseye: what plans choose for TF 1.x trees (the tests' trees say ubuntu:16.04).
+$SUDO env "PATH=$PATH" tfbuild toolchain base --suite bookworm
+$SUDO env "PATH=$PATH" tfbuild toolchain base --suite bullseye
+stamp "linux toolchain images"
 tfbuild toolchain build linux
+tfbuild toolchain build linux --base tfbuild-base:bullseye
 stamp "bazel toolchain image"
 # The same arguments the Bazel flavour's plan gives the image (the tests' trees pin 0.26.1 in
-# .bazelversion), so the plans find this image instead of building their own.
-tfbuild toolchain build bazel --build-arg BAZEL_VERSION=0.26.1
+# .bazelversion and say ubuntu:16.04), so the plans find this image instead of building their own.
+tfbuild toolchain build bazel --base tfbuild-base:bullseye --build-arg BAZEL_VERSION=0.26.1
 stamp "done"
 tfbuild toolchain list

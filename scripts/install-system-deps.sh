@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Debian packages tfbuild's full test suite needs: compilers (host and cross), qemu-user for
-# running cross-built programs, debootstrap + docker.io for toolchain images, npm for Bazel.
+# running cross-built programs, debootstrap + docker.io for toolchain images, npm for Bazel,
+# chromium to render the size report's HTML page headless.
 # Safe to run again; uses sudo when not root.
 set -euo pipefail
 SUDO=""
@@ -10,6 +11,7 @@ packages=(
   g++-arm-linux-gnueabihf g++-aarch64-linux-gnu binutils-arm-linux-gnueabihf binutils-aarch64-linux-gnu
   qemu-user
   docker.io debootstrap
+  chromium
 )
 missing=()
 for pkg in "${packages[@]}"; do

@@ -48,11 +48,16 @@ def _compiler_ready() -> str | None:
     return None if shutil.which("g++") else "g++ not installed"
 
 
+def _chromium_ready() -> str | None:
+    return None if shutil.which("chromium") else "chromium not installed (apt-get install chromium)"
+
+
 _PROBES = {
     "docker": _docker_ready,
     "bazel": _bazel_ready,
     "cross": _cross_ready,
     "compiler": _compiler_ready,
+    "chromium": _chromium_ready,
 }
 
 

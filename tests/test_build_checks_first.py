@@ -321,7 +321,7 @@ def test_a_local_makefile_plan_needs_the_compilers_its_make_command_names(
         environ={}, cwd=tmp_path,
     )
     plan = plan_build(options, header_text="// header\n", tree=read_tree_facts(tree))
-    monkeypatch.setenv("PATH", path_with(tmp_path, "make", "bash"))
+    monkeypatch.setenv("PATH", path_with(tmp_path, "make", "bash", "mkdir"))
     found = {p.what: p for p in check_prerequisites(plan, get_target(target), options)}
     assert found["make"].ok and found[f"{treegen.MAKEFILE.rsplit('/', 1)[0]}/download_dependencies.sh"].ok
     missing = {what for what, p in found.items() if not p.ok}

@@ -63,7 +63,7 @@ def test_manifest_records_inputs_outputs_and_toolchain(tmp_path):
     assert data["tensorflow"] == {"version": "1.12.0", "commit": "a" * 40, "source": "/src/tf", "analysis_version": "2.21.0"}
     assert data["toolchain"] == {
         "image_tag": image.tag, "image_id": "sha256:feed", "dockerfile": "linux.Dockerfile",
-        "build_args": {"BASE_IMAGE": "tfbuild-base:bookworm"},
+        "build_args": {"BASE_IMAGE": "tfbuild-base:bookworm"}, "base_source": None, "fixups": [],
     }
     assert data["header"]["name"] == "header/ops_to_register.h" and data["header"]["sha256"] == sha(header)
     artifacts = {a["name"]: a for a in data["artifacts"]}

@@ -102,7 +102,7 @@ def test_every_option_can_come_from_each_layer_it_declares(tmp_path):
     samples = {
         "str": "x", "path": "p", "paths": "p", "bool": "true", "int": "5", "seconds": "9",
         "words": "-a -b", "choice": "bazel", "name": "n", "target": "pi-armv7", "granularity": "op",
-        "default_ops": "",
+        "default_ops": "", "size_profile": "small",
     }
     for spec in OPTIONS:
         env = {spec.env[0]: samples[spec.kind]}

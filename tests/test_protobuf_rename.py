@@ -19,7 +19,6 @@ from tfbuild.tree.protobuf_rename import (
     plan_protobuf_rename,
     rename_cpp,
     rename_generated,
-    rename_proto,
 )
 
 # The Makefile rules rename_protobuf.sh edits, as in TF 1.12's contrib Makefile.
@@ -157,11 +156,26 @@ def test_cpp_rename_is_whole_word_and_leaves_macros_and_proto_names():
     assert rename_cpp(renamed) == (renamed, 0)
 
 
-def test_proto_imports_are_renamed_once():
-    renamed, changes = rename_proto(TENSOR_PROTO)
-    assert 'import "google/protobuf3/any.proto";' in renamed and changes == 1
-    assert "google.protobuf.Any payload" in renamed
-    assert rename_proto(renamed) == (renamed, 0)
+def test_what_protobufs_own_generators_print_is_renamed_too():
+    """Found on a real TF 1.9 tree's protobuf (3.5.0): protoc's C++ generator prints the
+    namespace after a \\n escape (cpp_file.cc), and the JS embedder prints an include as an
+    escaped literal (js/embed.cc). Missed, protoc would not build, or every .pb.h would open
+    ``namespace protobuf`` around code that names protobuf3 types."""
+    text = (
+        'printer->Print("namespace google {\\nnamespace protobuf {\\n");\n'
+        'std::cout << "#include \\"google/protobuf/compiler/js/well_known_types_embed.h\\"\\n";\n'
+        'printer->Print("}  // namespace protobuf\\n\\tprotobuf::Arena* a;\\n");\n'
+        'const char* not_a_header = "\\"google/protobuf/any.proto\\"";\n'
+    )
+    renamed, changes = rename_cpp(text)
+    assert renamed == (
+        'printer->Print("namespace google {\\nnamespace protobuf3 {\\n");\n'
+        'std::cout << "#include \\"google/protobuf3/compiler/js/well_known_types_embed.h\\"\\n";\n'
+        'printer->Print("}  // namespace protobuf3\\n\\tprotobuf3::Arena* a;\\n");\n'
+        'const char* not_a_header = "\\"google/protobuf/any.proto\\"";\n'
+    )
+    assert changes == 4
+    assert rename_cpp(renamed) == (renamed, 0)
 
 
 def test_plan_then_apply_renames_the_tree_and_a_second_run_does_nothing(tmp_path):
@@ -178,15 +192,17 @@ def test_plan_then_apply_renames_the_tree_and_a_second_run_does_nothing(tmp_path
         "tensorflow/contrib/makefile/downloads/protobuf/autogen.sh",
         "tensorflow/core/platform/default/protobuf.h",
         "tensorflow/core/tf_side.cc",
-        "tensorflow/core/framework/holder.proto",
         MAKEFILE,
     }
 
     apply_protobuf_rename(plan)
     assert not (root / PROTOBUF_SRC / "google/protobuf").exists()
     assert "namespace protobuf3 = ::google::protobuf3;" in (root / "tensorflow/core/platform/default/protobuf.h").read_text()
-    assert (root / "google/protobuf3/any.proto").is_file(), "protoc needs google/protobuf3 at the root"
-    assert (root / "google/protobuf3/message.h").read_text() == (root / PROTOBUF_SRC / "google/protobuf3/message.h").read_text()
+    # protoc finds protobuf's protos, unchanged, where TF's imports name them; the library
+    # registers them under the same names, so file-level reflection on TF's protos works.
+    assert (root / "google/protobuf/any.proto").read_text() == (root / PROTOBUF_SRC / "google/protobuf3/any.proto").read_text()
+    assert 'import "google/protobuf/any.proto";' in (root / "tensorflow/core/framework/holder.proto").read_text()
+    assert not (root / "google/protobuf/message.h").exists() and not (root / "google/protobuf3").exists()
     assert "src/google/protobuf3/message.cc" in (root / "tensorflow/contrib/makefile/downloads/protobuf/configure.ac").read_text()
     assert (root / MAKEFILE).read_text().count("sed -i") == 3
     assert "google::protobuf is mentioned" in (root / "tensorflow/core/README.md").read_text()
@@ -196,6 +212,38 @@ def test_plan_then_apply_renames_the_tree_and_a_second_run_does_nothing(tmp_path
     assert not again.changed, again.summary_lines()
     apply_protobuf_rename(again)
     assert sha256_tree(root) == after
+
+
+def test_protobufs_own_protos_import_the_moved_paths_and_the_root_copies_stay_as_released(tmp_path):
+    """Found on a real TF 1.9 tree (protobuf 3.5.0): protobuf's own `make` runs protoc on its
+    test protos as google/protobuf3/any_test.proto etc. with -I src (src/Makefile.am,
+    unittest_proto_middleman, part of BUILT_SOURCES). With their imports left as
+    google/protobuf/..., protoc stops at "google/protobuf/any.proto: File not found". TF's
+    protos and the root copies keep the released imports."""
+    root = make_tree(tmp_path)
+    any_test = (
+        'syntax = "proto3";\npackage protobuf_unittest;\n'
+        'import "google/protobuf/any.proto";\n  import public "google/protobuf/unittest_import.proto";\n'
+        'message TestAny { google.protobuf.Any any_value = 2; }  // see google/protobuf/any.proto\n'
+    )
+    src = root / PROTOBUF_SRC / "google/protobuf"
+    (src / "any_test.proto").write_text(any_test)
+    (src / "unittest_import.proto").write_text('syntax = "proto2";\npackage protobuf_unittest_import;\n')
+    apply_protobuf_rename(plan_protobuf_rename(root))
+
+    moved = root / PROTOBUF_SRC / "google/protobuf3"
+    assert (moved / "any_test.proto").read_text() == any_test.replace(
+        'import "google/protobuf/', 'import "google/protobuf3/').replace(
+        'import public "google/protobuf/', 'import public "google/protobuf3/')
+    assert (root / "google/protobuf/any_test.proto").read_text() == any_test
+    assert 'import "google/protobuf/any.proto";' in (root / "tensorflow/core/framework/holder.proto").read_text()
+    assert not plan_protobuf_rename(root).changed
+
+    (root / "google/protobuf/any_test.proto").write_text("stale\n")  # a stale copy is replaced by the released text
+    plan = plan_protobuf_rename(root)
+    assert plan.copies == ((f"{PROTOBUF_SRC}/google/protobuf3/any_test.proto", "google/protobuf/any_test.proto"),)
+    apply_protobuf_rename(plan)
+    assert (root / "google/protobuf/any_test.proto").read_text() == any_test
 
 
 def test_interrupted_rename_is_finished_by_the_next_run(tmp_path):
@@ -219,6 +267,7 @@ def test_makefile_fixup_line_does_what_rename_generated_does(tmp_path):
         '#include "google/protobuf3/any.pb.h"\n'
         "void AddDescriptors() { ::protobuf_google_2fprotobuf3_2fany_2eproto::AddDescriptors(); }\n"
         "::google::protobuf::Message* m; ::google::protobuf::internal::ExplicitlyConstructed<int> e;\n"
+        "namespace google {\nnamespace protobuf {\ntemplate<> Holder* Arena::CreateMaybeMessage<Holder>(Arena*);\n}\n}\n"
     )
     sample = tmp_path / "holder.pb.cc"
     sample.write_text(generated)
@@ -228,6 +277,7 @@ def test_makefile_fixup_line_does_what_rename_generated_does(tmp_path):
     assert sample.read_text() == rename_generated(generated)
     assert "protobuf_google_2fprotobuf_2fany_2eproto" in sample.read_text()
     assert "::google::protobuf3::internal::" in sample.read_text()
+    assert "namespace protobuf3 {" in sample.read_text()
 
 
 @pytest.mark.parametrize(
@@ -314,12 +364,13 @@ def test_in_a_git_checkout_tracked_rewrites_are_committed_on_the_work_branch(tmp
     assert _git(root, "rev-parse", "--abbrev-ref", "HEAD") == WORK_BRANCH
     assert _git(root, "status", "--porcelain") == ""
     committed = set(_git(root, "show", "--name-only", "--format=", "HEAD").splitlines())
-    assert committed == {MAKEFILE, "tensorflow/core/tf_side.cc", "tensorflow/core/platform/default/protobuf.h",
-                         "tensorflow/core/framework/holder.proto"}
+    assert committed == {MAKEFILE, "tensorflow/core/tf_side.cc", "tensorflow/core/platform/default/protobuf.h"}
     assert not plan_protobuf_rename(root).changed
+    assert (root / "google/protobuf/any.proto").is_file()
 
     revert(root)
     assert (root / "tensorflow/core/tf_side.cc").read_text() == tracked_before
+    assert not (root / "google").exists(), "the revert removes the root copies it recorded, and their directories"
     assert (root / PROTOBUF_SRC / "google/protobuf3").is_dir()  # untracked download: stays renamed
 
 

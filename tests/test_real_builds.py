@@ -37,7 +37,7 @@ from real_build_plans import (
     registered_kernels,
     run_in_toolchain,
 )
-from toolchain_fixtures import bazel_toolchain, linux_toolchain
+from toolchain_fixtures import TREE_SUITE, bazel_toolchain, linux_toolchain
 
 from tfbuild.build.example import example_model, example_sources
 from tfbuild.model.header import parse_header
@@ -221,7 +221,7 @@ def cache_prefix():
 
 @pytest.fixture(scope="module")
 def makefile_build(tmp_path_factory, cache_prefix) -> CliBuild:
-    linux_toolchain()
+    linux_toolchain(TREE_SUITE)
     root = tmp_path_factory.mktemp("real-makefile")
     tree = prepare_tf1_tree(root / "tree", root / "android")
     return tfbuild_build(

@@ -213,3 +213,54 @@ def test_the_generated_configure_py_defaults_to_what_tfbuild_reads(tf1_template,
 ])
 def test_ndk_majors_text(majors, text):
     assert ndk_majors_text(majors) == text
+
+
+# -- the toolchain's Debian base --------------------------------------------------------------
+CI_FROM = "tensorflow/tools/ci_build/Dockerfile.cpu: FROM"
+
+
+def _ci_dockerfile(root: Path, line: str | None) -> Path:
+    path = root / "tensorflow/tools/ci_build/Dockerfile.cpu"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if line is None:
+        path.unlink(missing_ok=True)
+    else:
+        path.write_text(f"# CI image\n{line}\n\nRUN true\n")
+    return root
+
+
+@pytest.mark.parametrize(
+    ("from_line", "suite", "why"),
+    [
+        # Real 1.4 (14.04) and 1.8/1.9 (16.04) trees: bullseye is the oldest suite tfbuild makes.
+        ("FROM ubuntu:14.04", "bullseye", f"{CI_FROM} ubuntu:14.04 (glibc 2.19); bullseye has glibc 2.31"),
+        ("FROM ubuntu:16.04", "bullseye", f"{CI_FROM} ubuntu:16.04 (glibc 2.23); bullseye has glibc 2.31"),
+        ("FROM ubuntu:20.04", "bullseye", f"{CI_FROM} ubuntu:20.04 (glibc 2.31); bullseye"),
+        # Newer than bullseye's glibc: the oldest suite that is not older.
+        ("FROM ubuntu:22.04", "bookworm", f"{CI_FROM} ubuntu:22.04 (glibc 2.35); bookworm has glibc 2.36"),
+        # Newer than any suite: the newest there is.
+        ("FROM ubuntu:24.04", "bookworm", f"{CI_FROM} ubuntu:24.04 (glibc 2.39); bookworm"),
+        # A base the table cannot place, and no file at all: the version table's entry (1.6).
+        ("FROM nvidia/cuda:9.0-cudnn7-devel-ubuntu16.04", "bullseye",
+         f"{TABLE}, TensorFlow 1.6 entry; {CI_FROM} nvidia/cuda:9.0-cudnn7-devel-ubuntu16.04, a base"),
+        (None, "bullseye", f"{TABLE}, TensorFlow 1.6 entry; the tree has no tensorflow/tools/ci_build/Dockerfile.cpu"),
+        ("RUN echo no from line", "bullseye", f"{TABLE}, TensorFlow 1.6 entry; tensorflow/tools/ci_build/Dockerfile.cpu has no FROM"),
+    ],
+)
+def test_the_toolchain_base_follows_the_os_the_trees_ci_built_it_in(tf1, from_line, suite, why):
+    fact = tree_requirements(read_tree_facts(_ci_dockerfile(tf1, from_line))).debian_suite()
+    assert (fact.value, fact.source[: len(why)]) == (suite, why)
+
+
+def test_without_a_ci_dockerfile_a_recent_release_gets_bookworm_from_the_table(tf1):
+    version_h = tf1 / "tensorflow/core/public/version.h"
+    version_h.write_text(version_h.read_text().replace("TF_MAJOR_VERSION 1", "TF_MAJOR_VERSION 2")
+                         .replace("TF_MINOR_VERSION 12", "TF_MINOR_VERSION 16"))
+    fact = tree_requirements(read_tree_facts(_ci_dockerfile(tf1, None))).debian_suite()
+    assert fact.value == "bookworm"
+    assert fact.source.startswith(f"{TABLE}, TensorFlow 2.16 entry")
+
+
+def test_source_reports_the_toolchain_base(tf1_template, capsys):
+    assert main(["source", "--source", str(tf1_template)]) == 0
+    assert f"Toolchain base     Debian bullseye ({CI_FROM} ubuntu:16.04 (glibc 2.23)" in capsys.readouterr().out

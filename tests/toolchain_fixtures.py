@@ -16,6 +16,10 @@ from tfbuild.toolchain.base_image import default_base_tag
 from tfbuild.toolchain.engine import docker_client, image_exists
 from tfbuild.toolchain.images import ToolchainImage, ensure_image, toolchain_spec
 
+TREE_SUITE = "bullseye"
+"""The Debian suite the plans choose for the tests' TF 1.x trees (their ci_build Dockerfile says
+ubuntu:16.04); op libraries build on the default suite, as the installed wheel is recent."""
+
 BAZEL_VERSION = "0.26.1"
 """The Bazel the tests' trees pin (.bazelversion); the image gets the same arguments the Bazel
 flavour's plan gives it, so the image CI prepares is the one the plans use."""
@@ -25,21 +29,23 @@ def _in_ci() -> bool:
     return os.environ.get("CI", "").lower() in ("1", "true", "yes")
 
 
-def require_base_image() -> str:
-    tag = default_base_tag()
+def require_base_image(suite: str | None = None) -> str:
+    tag = default_base_tag(suite) if suite else default_base_tag()
     if not image_exists(docker_client(), tag):
-        message = f"base image {tag} missing: run 'sudo tfbuild toolchain base'"
+        message = f"base image {tag} missing: run 'sudo tfbuild toolchain base --suite {tag.partition(':')[2]}'"
         if _in_ci():
             pytest.fail(message, pytrace=False)
         pytest.skip(message)
     return tag
 
 
-def linux_toolchain() -> ToolchainImage:
-    require_base_image()
-    return ensure_image(toolchain_spec("linux"))
+def linux_toolchain(suite: str | None = None) -> ToolchainImage:
+    """The Linux toolchain on ``suite`` (default: tfbuild's default base)."""
+    base = require_base_image(suite)
+    return ensure_image(toolchain_spec("linux", base=base))
 
 
 def bazel_toolchain() -> ToolchainImage:
-    require_base_image()
-    return ensure_image(toolchain_spec("bazel", build_args={"BAZEL_VERSION": BAZEL_VERSION}))
+    """The Bazel toolchain as the plans for the tests' trees ask for it."""
+    base = require_base_image(TREE_SUITE)
+    return ensure_image(toolchain_spec("bazel", base=base, build_args={"BAZEL_VERSION": BAZEL_VERSION}))

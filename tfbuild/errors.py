@@ -58,5 +58,13 @@ class BuildError(TfbuildError):
     exit_code = 7
 
 
+class VerificationError(TfbuildError):
+    """A built binary ran the model and disagreed with TensorFlow (``tfbuild verify``): different
+    values, shapes or dtypes, or it could not run the model at all. Its own code, 8, because
+    the build itself succeeded: what it made computes the wrong thing."""
+
+    exit_code = 8
+
+
 class CommandTimeout(BuildError):
     """A command ran past its time limit and was killed."""

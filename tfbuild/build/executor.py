@@ -243,7 +243,9 @@ class _StepRunner:
         return f"==> [{index}/{self._total}] {step.name}: skipped, {step.skip_if_exists} exists"
 
     def _header(self, index: int, step: Step) -> str:
-        return f"==> [{index}/{self._total}] {step.name}: {' '.join(step.argv)}  (in {step.workdir})"
+        """The step's first log line, and its notes (the fix-ups it carries) under it."""
+        header = f"==> [{index}/{self._total}] {step.name}: {' '.join(step.argv)}  (in {step.workdir})"
+        return "\n".join((header, *(f"    {note}" for note in step.notes)))
 
 
 def _batches(steps: tuple[Step, ...]) -> list[list[tuple[int, Step]]]:

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 from tfbuild import __version__
-from tfbuild.build.plan import BuildPlan
+from tfbuild.build.plan import AppliedSizeProfile, BuildPlan
+from tfbuild.errors import InputFileError
 from tfbuild.fileio import atomic_write_text, sha256_file, sha256_tree
 from tfbuild.flavour import Flavour
 
@@ -37,6 +39,8 @@ class ToolchainRecord:
     image_id: str | None  # the engine's content digest of the image that ran
     dockerfile: str
     build_args: dict[str, str]
+    base_source: str | None = None  # why this base image (the tree's CI OS, the table, the user)
+    fixups: tuple[dict[str, str], ...] = ()  # the toolchain fix-ups applied: name, why, step
 
 
 @dataclass(frozen=True)
@@ -62,6 +66,7 @@ class Manifest:
     tfbuild_version: str
     created: str  # UTC, ISO 8601
     schema: int = SCHEMA
+    size_profile: AppliedSizeProfile | None = None  # its name, the flags it added, the hot kernel sources
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), indent=2) + "\n"
@@ -86,6 +91,8 @@ def make_manifest(
             image_id=image_id,
             dockerfile=plan.image.dockerfile,
             build_args=dict(plan.image.build_args),
+            base_source=plan.image.base_source,
+            fixups=tuple(asdict(fixup) for fixup in plan.fixups),
         )
     created = (now or _dt.datetime.now(_dt.UTC)).astimezone(_dt.UTC)
     return Manifest(
@@ -98,11 +105,35 @@ def make_manifest(
         artifacts=tuple(_record(Path(path), plan.output_dir, kind=kinds.get(Path(path).name)) for path in artifacts),
         tfbuild_version=__version__,
         created=created.replace(microsecond=0).isoformat().replace("+00:00", "Z"),
+        size_profile=plan.size_profile,
     )
 
 
 def write_manifest(manifest: Manifest, output_dir: Path) -> Path:
     return atomic_write_text(Path(output_dir) / MANIFEST_NAME, manifest.to_json())
+
+
+def read_manifest(output_dir: Path) -> dict[str, Any]:
+    """The manifest of the build in ``output_dir`` as JSON; missing or unreadable is an
+    :class:`~tfbuild.errors.InputFileError` (commands that need a finished build read it here)."""
+    path = Path(output_dir) / MANIFEST_NAME
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise InputFileError(f"{path}: no manifest, so no finished build here", hint="build first") from None
+    except (OSError, ValueError) as error:
+        raise InputFileError(f"{path}: not a valid manifest: {error}", hint="rebuild") from None
+    if not isinstance(data, dict):
+        raise InputFileError(f"{path}: not a valid manifest (not a JSON object)", hint="rebuild")
+    return data
+
+
+def update_manifest(output_dir: Path, section: str, value: Mapping[str, Any]) -> Path:
+    """Set one top-level ``section`` of the manifest in ``output_dir`` (``tfbuild verify`` adds
+    ``verify``), keeping the rest as it is; written atomically. A new build drops it again."""
+    data = read_manifest(output_dir)
+    data[section] = dict(value)
+    return atomic_write_text(Path(output_dir) / MANIFEST_NAME, json.dumps(data, indent=2) + "\n")
 
 
 def _record(path: Path, base: Path | None, *, kind: str | None = None) -> FileRecord:

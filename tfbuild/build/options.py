@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tfbuild.build.size_profiles import default_profile, profile_names
 from tfbuild.config import check_choice, read_toml
 from tfbuild.errors import ConfigError
 from tfbuild.flavour import Flavour
@@ -69,6 +70,8 @@ class BuildOptions:
     op_sources: tuple[Path, ...] = ()
     ops_library_name: str = DEFAULT_OPS_LIBRARY_NAME
     extra_cflags: tuple[str, ...] = ()
+    size_profile: str = "stock"
+    """A profile of ``toolchains/tensorflow/size_profiles.toml`` (:mod:`tfbuild.build.size_profiles`)."""
     android: AndroidOptions = field(default_factory=AndroidOptions)
     config_file: Path | None = None
 
@@ -91,6 +94,7 @@ class BuildTable:
     op_sources: tuple[Path, ...] | None = None
     ops_library_name: str | None = None
     extra_cflags: tuple[str, ...] | None = None
+    size_profile: str | None = None
 
 
 @dataclass(frozen=True)
@@ -144,6 +148,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec("op_sources", "build", "op_sources", ("TFBUILD_OP_SOURCES",), "paths"),
     OptionSpec("ops_library_name", "build", "ops_library_name", ("TFBUILD_OPS_LIBRARY_NAME",), "name"),
     OptionSpec("extra_cflags", "build", "extra_cflags", ("TFBUILD_EXTRA_CFLAGS",), "words"),
+    OptionSpec("size_profile", "build", "size_profile", ("TFBUILD_SIZE_PROFILE",), "size_profile"),
     OptionSpec("default_ops", "header", "default_ops", ("TFBUILD_DEFAULT_OPS",), "default_ops"),
     OptionSpec("granularity", "header", "granularity", ("TFBUILD_HEADER_GRANULARITY",), "granularity"),
     OptionSpec("sdk", "android", "sdk", ("TFBUILD_ANDROID_SDK", "ANDROID_SDK_HOME", "ANDROID_HOME"), "path"),
@@ -216,6 +221,7 @@ def _build_options(
         op_sources=values.get("op_sources", ()),
         ops_library_name=values.get("ops_library_name", DEFAULT_OPS_LIBRARY_NAME),
         extra_cflags=values.get("extra_cflags", ()),
+        size_profile=values.get("size_profile") or default_profile(),
         android=AndroidOptions(
             sdk=values.get("sdk"),
             ndk=values.get("ndk"),
@@ -362,6 +368,12 @@ def _as_default_ops(raw: Any, where: str, base: Path) -> str:
     return text
 
 
+def _as_size_profile(raw: Any, where: str, base: Path) -> str:
+    text = _as_str(raw, where, base)
+    _checked(where, check_choice, text, profile_names(), noun="size profile")
+    return text
+
+
 def _checked(where: str, check: Callable[..., object], *args: Any, **kwargs: Any) -> None:
     """Run ``check``; a :class:`ConfigError` it raises gets ``where`` in front."""
     try:
@@ -383,4 +395,5 @@ _PARSERS: dict[str, Callable[[Any, str, Path], Any]] = {
     "granularity": _as_granularity,
     "target": _as_target,
     "default_ops": _as_default_ops,
+    "size_profile": _as_size_profile,
 }

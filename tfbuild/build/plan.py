@@ -15,7 +15,7 @@ from pathlib import Path, PurePosixPath
 from tfbuild.flavour import Flavour
 from tfbuild.toolchain.image_spec import ImageSpec, Mount
 
-__all__ = ["Artifact", "BuildPlan", "GeneratedFile", "ImageSpec", "Mount", "Step"]
+__all__ = ["AppliedFixup", "AppliedSizeProfile", "Artifact", "BuildPlan", "GeneratedFile", "ImageSpec", "Mount", "Step"]
 
 
 @dataclass(frozen=True)
@@ -33,6 +33,8 @@ class Step:
     source), besides the build's log, which gets every step's."""
     parallel: bool = False
     """The step may run at the same time as the parallel steps next to it (one compile per source)."""
+    notes: tuple[str, ...] = ()
+    """Lines the log gets before the step runs, e.g. the reason of a fix-up it carries."""
 
 
 @dataclass(frozen=True)
@@ -53,6 +55,39 @@ class Artifact:
 
 
 @dataclass(frozen=True)
+class AppliedFixup:
+    """A toolchain fix-up (:mod:`tfbuild.build.fixups`) as a plan carries it: which, why, and
+    the step it went into."""
+
+    name: str
+    why: str
+    step: str
+
+
+@dataclass(frozen=True)
+class AppliedSizeProfile:
+    """A size profile (:mod:`tfbuild.build.size_profiles`) as a plan applies it: the flags it
+    adds for this target and flavour, the files it compiles apart, and how it was decided."""
+
+    name: str
+    description: str = ""
+    cflags: tuple[str, ...] = ()
+    """Added to every object's compile, after the target's own flags."""
+    ldflags: tuple[str, ...] = ()
+    """Added to the link (the ones this target's linker has)."""
+    hot_cflags: tuple[str, ...] = ()
+    """Added after ``cflags`` for ``hot_files``."""
+    hot_files: tuple[str, ...] = ()
+    """Tree sources registering the model's hot kernels, repository-relative."""
+    notes: tuple[str, ...] = ()
+    """What was left out and why (a linker without ICF, a static archive that is not linked)."""
+
+    @property
+    def adds_flags(self) -> bool:
+        return bool(self.cflags or self.ldflags or self.hot_cflags)
+
+
+@dataclass(frozen=True)
 class BuildPlan:
     """Everything needed to run one target's build, computed before anything runs."""
 
@@ -65,3 +100,7 @@ class BuildPlan:
     artifacts: tuple[Artifact, ...]
     output_dir: Path
     env: Mapping[str, str] = field(default_factory=dict)
+    fixups: tuple[AppliedFixup, ...] = ()
+    """The toolchain fix-ups folded into the steps (their notes say how)."""
+    size_profile: AppliedSizeProfile | None = None
+    """The size profile the steps apply (None: a plan no profile applies to, e.g. a host tool)."""

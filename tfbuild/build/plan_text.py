@@ -13,7 +13,7 @@ import shlex
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from tfbuild.build.plan import BuildPlan, Mount, Step
+from tfbuild.build.plan import AppliedSizeProfile, BuildPlan, Mount, Step
 from tfbuild.templating import render
 
 
@@ -24,6 +24,7 @@ class _StepView:
     command: str
     skip: str | None
     scripts: tuple[tuple[str, tuple[str, ...]], ...]
+    notes: tuple[str, ...] = ()
 
 
 def plan_text(plan: BuildPlan, *, notes: Iterable[str] = ()) -> str:
@@ -38,6 +39,8 @@ def plan_text(plan: BuildPlan, *, notes: Iterable[str] = ()) -> str:
         generated=tuple(f"{file.path} ({len(file.content.splitlines())} lines)" for file in plan.generated_files),
         steps=tuple(_step(step) for step in plan.steps),
         artifacts=tuple(f"{a.name} ({a.kind}) <- {a.path}" for a in plan.artifacts),
+        fixups=tuple(f"{fix.name} (in step '{fix.step}'): {fix.why}" for fix in plan.fixups),
+        size_profile=_size_profile(plan.size_profile),
         notes=tuple(notes),
     )
 
@@ -46,7 +49,25 @@ def _image(plan: BuildPlan) -> str:
     if plan.image is None:
         return "none: the steps run on this machine"
     args = ", ".join(f"{key}={value}" for key, value in sorted(plan.image.build_args.items()))
-    return f"{plan.image.tag} (docker/{plan.image.dockerfile}; {args})"
+    shown = f"{plan.image.tag} (docker/{plan.image.dockerfile}; {args})"
+    if plan.image.base_source:
+        shown += f"\n  base chosen by: {plan.image.base_source}"
+    return shown
+
+
+def _size_profile(size: AppliedSizeProfile | None) -> dict[str, object] | None:
+    """The size profile's section of the plan: its flags, hot kernel sources and notes; none
+    for a profile that adds nothing (``stock``), whose plan is the tree's own build."""
+    if size is None or not size.adds_flags:
+        return None
+    lines = [f"every object: {' '.join(size.cflags)}"] if size.cflags else []
+    if size.hot_files:
+        lines.append(f"hot kernels, {len(size.hot_files)} file(s), then {' '.join(size.hot_cflags)}:")
+        lines += [f"  {source}" for source in size.hot_files]
+    if size.ldflags:
+        lines.append(f"link: {' '.join(size.ldflags)}")
+    lines += [f"note: {note}" for note in size.notes]
+    return {"title": f"{size.name} ({size.description})", "lines": tuple(lines)}
 
 
 def _mount(mount: Mount) -> str:
@@ -72,6 +93,7 @@ def _step(step: Step) -> _StepView:
         command=command,
         skip=str(step.skip_if_exists) if step.skip_if_exists is not None else None,
         scripts=tuple(scripts),
+        notes=step.notes,
     )
 
 

@@ -125,6 +125,7 @@ def _container(image: ImageSpec) -> list[Prerequisite]:
     """The engine, and the image or what it is built from (the docker SDK: only here)."""
     from docker.errors import DockerException
 
+    from tfbuild.toolchain.base_image import make_base_command
     from tfbuild.toolchain.engine import DAEMON_HINT, docker_client, image_exists
 
     try:
@@ -147,7 +148,8 @@ def _container(image: ImageSpec) -> list[Prerequisite]:
         error = ToolchainError(
             f"{image.tag} is not built, and its base image {base} (BASE_IMAGE of docker/{image.dockerfile}) "
             "does not exist",
-            hint="make the base with 'tfbuild toolchain base' (needs root and a Debian mirror), or build with --local",
+            hint=f"make the base with '{make_base_command(base or '')}' (needs root and a Debian mirror),"
+            " or build with --local",
         )
         return [engine, Prerequisite(what, error=error)]
     return [engine, Prerequisite(what, f"not built yet; the build first builds it from docker/{image.dockerfile}")]

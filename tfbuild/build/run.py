@@ -44,6 +44,8 @@ from tfbuild.build.options import BuildOptions
 from tfbuild.build.plan import BuildPlan
 from tfbuild.build.plan_text import plan_text
 from tfbuild.build.prerequisites import Prerequisite, check_prerequisites, check_xcode, require_prerequisites
+from tfbuild.build.size_profiles import hot_kernel_files
+from tfbuild.errors import TfbuildError
 from tfbuild.fileio import atomic_write_text, unified_diff
 from tfbuild.flavour import Flavour
 from tfbuild.model.analysis import Analysis
@@ -62,6 +64,7 @@ from tfbuild.tree.work_branch import WORK_BRANCH, CommitResult, commit_files, re
 
 if TYPE_CHECKING:
     from tfbuild.build.executor import ExecutionResult  # the docker SDK: only when something runs
+    from tfbuild.build.report.write import WrittenReport  # matplotlib: only when a build finished
 
 ANALYSIS_SUBDIR = ".analysis"
 
@@ -78,6 +81,8 @@ class BuildResult:
     artifacts: tuple[Path, ...] = ()
     manifest: Path | None = None
     log: Path | None = None
+    report: WrittenReport | None = None
+    """The size report (report.md, .html, .json in the output directory); None if it failed."""
 
     @property
     def dry_run(self) -> bool:
@@ -203,8 +208,17 @@ def run_build(options: BuildOptions, *, console: Console | None = None) -> Build
     notes = [f"{problem.model}: {problem.op} ({problem.node}): {problem.message}" for problem in analysis.problems]
     notes += retarget
     notes.append(f"header: registers {header_contents(analysis, options.header).summary()}")
-    plan = plan_build(options, header_text=header_text, tree=tree, tensorflow=tensorflow, flavour=flavour)
-    checked = _check_tree(work) if work is not None else None
+    plan = plan_build(
+        options, header_text=header_text, tree=tree, tensorflow=tensorflow, flavour=flavour,
+        hot_files=_hot_files(analysis, work),
+    )
+    # A stock build (--default-ops all) selects nothing: no edits to plan, no selection to check.
+    # Its figures are the baseline the size report compares selective builds with.
+    stock = work is not None and work.header.registers_everything
+    checked = _check_tree(work) if work is not None and not stock else None
+    if stock:
+        notes.append("stock build: the header registers every kernel, so no source edits, no preflight; "
+                     "its sizes become the size report's baseline for this tree, target and flavour")
     changes = _tree_changes(plan, tree, checked.edits if checked else None) if tree is not None else None
     if checked is not None:
         notes += checked.notes(dry_run=options.dry_run)
@@ -236,6 +250,8 @@ def run_build(options: BuildOptions, *, console: Console | None = None) -> Build
         tensorflow=_tensorflow_record(tree, tensorflow, analysis.tensorflow_version),
         image_id=executed.image_id,
     )
+    manifest_path = write_manifest(manifest, options.output_dir)
+    report = _size_report(options.output_dir, notes)
     return BuildResult(
         plan=plan,
         text=plan_text(plan, notes=notes),
@@ -243,9 +259,23 @@ def run_build(options: BuildOptions, *, console: Console | None = None) -> Build
         header=header_path,
         header_text=header_text,
         artifacts=executed.artifacts,
-        manifest=write_manifest(manifest, options.output_dir),
+        manifest=manifest_path,
         log=executed.log_path,
+        report=report,
     )
+
+
+def _size_report(output_dir: Path, notes: list[str]) -> WrittenReport | None:
+    """The finished build's size report against its stock baseline (a stock build records
+    itself as one): written beside the manifest. A report that cannot be made is a note, not a
+    failed build: the artifacts are there all the same."""
+    from tfbuild.build.report.write import write_size_report
+
+    try:
+        return write_size_report(output_dir)
+    except TfbuildError as error:
+        notes.append(f"size report: not written: {error.one_line()}")
+        return None
 
 
 _RENAME_NOTE = (
@@ -279,15 +309,20 @@ def _installed_tensorflow() -> InstalledTensorFlow:
     return installed_tensorflow()
 
 
+def host_library_path(output_dir: Path, library_name: str) -> Path:
+    """Where a build of the op library ``lib<library_name>`` keeps its plain (non-selective)
+    build for this machine: the analysis loads it, ``tfbuild verify`` runs it as the reference."""
+    return output_dir / ANALYSIS_SUBDIR / f"lib{library_name}_host.so"
+
+
 def _host_library(options: BuildOptions) -> OpsLibraryPlan:
     """An op library's plain build for this machine, for TensorFlow to load in the analysis."""
     from tfbuild.build.op_library import OpsLibrarySpec, plan_ops_library
 
-    scratch = options.output_dir / ANALYSIS_SUBDIR
     spec = OpsLibrarySpec.for_installed_tensorflow(
         options.op_sources,
-        scratch / f"lib{options.ops_library_name}_host.so",
-        build_dir=scratch / "objs",
+        host_library_path(options.output_dir, options.ops_library_name),
+        build_dir=options.output_dir / ANALYSIS_SUBDIR / "objs",
     )
     return plan_ops_library(spec)
 
@@ -324,6 +359,16 @@ def _prepare_tree(
     models = tuple(load_model(Path(model)) for model in options.models)  # parsed again: _analyze keeps none
     work = TreeWork(tree, flavour, index, header, header_path, kernelless_ops=retargeted.missing_ops, models=models)
     return analysis, work, [f"kernel classes: {note}" for note in retarget_notes(retargeted)]
+
+
+def _hot_files(analysis: Analysis, work: TreeWork | None) -> tuple[str, ...]:
+    """The tree's sources registering the models' hot kernels, for the size profile: the
+    models' ops and kernel classes (the tree's names, after the retargeting) looked up in the
+    kernel index the tree steps use. None without a tree (an op library)."""
+    if work is None:
+        return ()
+    needs = [KernelNeed(requirement.op, requirement.kernel_classes) for requirement in analysis.ops]
+    return hot_kernel_files(needs, work.index)
 
 
 def _check_tree(work: TreeWork) -> TreeCheck:

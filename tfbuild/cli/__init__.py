@@ -66,7 +66,9 @@ def _register_commands() -> None:
     app.command("workspace")(build_commands.workspace_command)
     app.command("linkflags")(build_commands.linkflags_command)
     app.command("build")(build_commands.build_command)
-    for name in ("edit_commands", "compat_commands", "example_commands", "source_commands"):
+    for name in (
+        "edit_commands", "compat_commands", "example_commands", "source_commands", "verify_commands", "report_commands"
+    ):
         importlib.import_module(f"tfbuild.cli.{name}")
     app.add_typer(toolchain_commands.toolchain_app, name="toolchain")
     _let_interrupts_through(app)

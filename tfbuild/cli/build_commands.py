@@ -129,6 +129,10 @@ def build_command(
         None, "--protobuf-rename/--no-protobuf-rename", help="Rename protobuf to google::protobuf3 (Makefile)."
     ),
     extra_cflag: list[str] = typer.Option([], "--extra-cflag", help="Extra compiler flag (repeat)."),
+    size_profile: str | None = typer.Option(
+        None, "--size-profile",
+        help="Size profile: stock | balanced | small (default: stock, the tree's own flags).",
+    ),
     default_ops: str | None = typer.Option(None, "--default-ops", help="Header default ops ('' for none, 'all')."),
     granularity: str | None = typer.Option(None, "--granularity", help="Header granularity: kernel | op."),
     sdk: Path | None = typer.Option(None, "--sdk", help="Android SDK directory (Bazel Android builds)."),
@@ -148,6 +152,7 @@ def build_command(
             "target": target, "models": model, "source": source, "flavour": flavour, "output_dir": out,
             "local": local, "dry_run": dry_run, "op_sources": op_source, "ops_library_name": ops_library_name,
             "jobs": jobs, "timeout": timeout, "protobuf_rename": protobuf_rename, "extra_cflags": extra_cflag,
+            "size_profile": size_profile,
             "default_ops": default_ops, "granularity": granularity, "sdk": sdk, "ndk": ndk,
             "api_level": api_level, "build_tools": build_tools, "ndk_api_level": ndk_api_level,
             "base_image": base_image, "cache_prefix": cache_prefix,
@@ -168,3 +173,7 @@ def build_command(
     _out.print(table)
     _plain.print(f"manifest: {result.manifest}")
     _plain.print(f"log: {result.log}")
+    if result.report is not None:  # the size report, as `tfbuild report --out` prints it
+        _plain.print()
+        _plain.print(result.report.markdown, end="")
+        _plain.print(f"report: {', '.join(str(path) for path in result.report.files)}")

@@ -69,6 +69,7 @@ def source(
         ("Android NDKs", _fact_text(facts["android_ndk_majors"])),
         ("NDK API level", _fact_text(facts["default_ndk_api_level"], suffix=" by default")),
         ("Android library", _fact_text(facts["android_inference_package"])),
+        ("Toolchain base", _fact_text(facts["debian_suite"], prefix="Debian ")),
         ("Flavours", ", ".join(flavour.value for flavour in info.flavours)
          or "none (no contrib Makefile, no Bazel kernels BUILD)"),
         ("Mobile filegroups", family),
@@ -79,14 +80,14 @@ def source(
         out.print(Text(f"  {label:<18} {value}"))
 
 
-def _fact_text(line: FactLine, *, suffix: str = "") -> str:
+def _fact_text(line: FactLine, *, prefix: str = "", suffix: str = "") -> str:
     """``r10-r18 (configure.py: _SUPPORTED_ANDROID_NDK_VERSIONS)``; ``unknown (why)``."""
     from tfbuild.toolchain.tf_versions import ndk_majors_text
 
     if line.value is None:
         return line.source
     value = ndk_majors_text(line.value) if isinstance(line.value, tuple) else str(line.value)
-    return f"{value}{suffix} ({line.source})"
+    return f"{prefix}{value}{suffix} ({line.source})"
 
 
 @app.command("kernels")

@@ -58,6 +58,15 @@ def default_base_tag(suite: str = DEFAULT_SUITE) -> str:
     return f"{BASE_REPOSITORY}:{suite}"
 
 
+def make_base_command(tag: str) -> str:
+    """The command that makes base image ``tag``, for hints: ``tfbuild toolchain base --suite
+    bullseye`` for a tfbuild base, else a pointer to ``--tag``."""
+    repository, _, suite = tag.partition(":")
+    if repository == BASE_REPOSITORY and suite:
+        return f"sudo tfbuild toolchain base --suite {suite}"
+    return f"sudo tfbuild toolchain base --suite SUITE --tag {tag}"
+
+
 def make_base_image(
     options: BaseImageOptions, *, log: Callable[[str], None] = lambda line: None
 ) -> BaseImageResult:

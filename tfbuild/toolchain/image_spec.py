@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from tfbuild.errors import ToolchainError
@@ -33,6 +33,9 @@ class ImageSpec:
     dockerfile: str
     build_args: Mapping[str, str]
     tag: str
+    base_source: str | None = field(default=None, compare=False)
+    """Why the plan chose this base image (the tree's CI OS, the version table, or the user);
+    not part of the image's identity."""
 
 
 @dataclass(frozen=True)

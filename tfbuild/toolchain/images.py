@@ -30,7 +30,7 @@ from tfbuild.cache import cache_dir
 from tfbuild.errors import ToolchainError
 from tfbuild.fileio import atomic_write_bytes
 from tfbuild.resources import docker_dir
-from tfbuild.toolchain.base_image import default_base_tag
+from tfbuild.toolchain.base_image import default_base_tag, make_base_command
 from tfbuild.toolchain.engine import docker_client, image_exists, image_id
 from tfbuild.toolchain.image_context import context_files
 from tfbuild.toolchain.image_spec import ImageSpec, image_spec
@@ -102,7 +102,7 @@ def ensure_image(spec: ImageSpec, *, force: bool = False, log: LogFn = lambda li
     if base and not image_exists(client, base):
         raise ToolchainError(
             f"base image {base} (BASE_IMAGE of {spec.dockerfile}) does not exist",
-            hint="make it with 'tfbuild toolchain base' (needs root and a Debian mirror)",
+            hint=f"make it with '{make_base_command(base)}' (needs root and a Debian mirror)",
         )
     _build(client, spec, log)
     saved = _save_packages_record(client, spec.tag)

@@ -30,6 +30,9 @@ Platform = Literal["linux", "android", "ios"]
 HostRequirement = Literal["ndk", "sdk", "xcode"]
 ArtifactKind = Literal["static-lib", "shared-lib", "aar", "executable", "header"]
 Snippet = Literal["xcconfig", "cmake", "ndk-build", "gradle", "makefile"]
+Linker = Literal["bfd", "gold", "lld", "ld64"]
+"""The linker a flavour's compiler driver links with: GNU ld (bfd), gold, LLVM's lld, Apple's
+ld64. It decides which of a size profile's link flags exist there (``toolchains/tensorflow/size_profiles.toml``)."""
 
 FLAVOURS: tuple[Flavour, ...] = tuple(Flavour)
 """Every flavour, in the order :attr:`TargetProfile.flavours` lists them."""
@@ -110,6 +113,7 @@ class MakefileProfile:
     artifacts: Annotated[tuple[ArtifactSpec, ...], Check(non_empty)]
     dockerfile: DockerfileName | None = None  # None: runs on the host (iOS, a Mac with Xcode)
     ndk_max_major: int | None = None
+    linker: Linker = "bfd"
 
 
 @dataclass(frozen=True)
@@ -129,6 +133,7 @@ class BazelProfile:
     config_flags: tuple[str, ...]
     targets: Annotated[tuple[BazelTarget, ...], Check(non_empty)]
     needs_android_workspace: bool = False
+    linker: Linker = "bfd"
 
 
 @dataclass(frozen=True)
@@ -138,6 +143,7 @@ class OpsLibraryProfile:
     cflags: tuple[str, ...]
     kind: Literal["shared", "static"]
     dockerfile: DockerfileName | None = None
+    linker: Linker = "bfd"  # only a shared library is linked; a static archive is linked by the app
 
 
 @dataclass(frozen=True)
@@ -155,6 +161,16 @@ class LinkProfile:
 
 
 @dataclass(frozen=True)
+class RunProfile:
+    """How a program built for the target runs on this kind of machine (x86_64 Linux) and in
+    its Linux toolchain container: directly (no ``launcher``) or under qemu-user with the
+    target's system root. ``tfbuild verify`` runs its C++ runner this way; a target without a
+    ``[run]`` table (Android, iOS) cannot be verified here."""
+
+    launcher: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class TargetProfile:
     """One ``toolchains/<name>.toml``: the target, and a section per flavour that builds it."""
 
@@ -168,6 +184,7 @@ class TargetProfile:
     makefile: MakefileProfile | None = None
     bazel: BazelProfile | None = None
     ops_library: OpsLibraryProfile | None = None
+    run: RunProfile | None = None
     source: Path | None = None
 
     def __post_init__(self) -> None:

@@ -21,7 +21,7 @@ from typing import Annotated, Any, Generic, TypeVar
 from tfbuild.config import Check, non_empty, read_toml
 from tfbuild.errors import ConfigError, SourceTreeError
 from tfbuild.resources import toolchains_dir
-from tfbuild.tree.facts import TensorFlowVersion, TreeFacts
+from tfbuild.tree.facts import Stated, TensorFlowVersion, TreeFacts
 
 VERSIONS_FILE = Path("tensorflow") / "versions.toml"
 T = TypeVar("T")
@@ -41,6 +41,7 @@ class VersionRequirements:
     tensorflow: Annotated[str, Check(_major_minor)]
     bazel: str
     android_ndk_majors: tuple[int, ...]
+    debian_suite: str
     android_inference_package: str
 
     @property
@@ -54,9 +55,30 @@ class VersionRequirements:
         return (int(major), int(minor))
 
 
+def _glibc_version(text: str) -> None:
+    if not all(part.isdigit() for part in text.split(".")):
+        raise ConfigError(f"'{text}' is not a glibc version such as 2.31")
+
+
+def _glibc_key(text: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in text.split("."))
+
+
+@dataclass(frozen=True)
+class DebianSuite:
+    """A Debian release tfbuild can make a base image of, and the C library and compiler it
+    brings: what decides whether an older TensorFlow compiles in it."""
+
+    name: str
+    glibc: Annotated[str, Check(_glibc_version)]
+    gcc: int
+
+
 @dataclass(frozen=True)
 class VersionTable:
     versions: Annotated[tuple[VersionRequirements, ...], Check(non_empty)]
+    debian_suites: Annotated[tuple[DebianSuite, ...], Check(non_empty)]
+    ubuntu_glibc: Mapping[str, str]
     min_build_tools: str
     default_ndk_api_level: int
     min_ndk_api_level_64bit: int
@@ -148,6 +170,11 @@ class TreeRequirements:
         level = self.table.default_ndk_api_level
         return Fact(level, self._table_source("default_ndk_api_level", because=stated.source))
 
+    def debian_suite(self) -> Fact[str]:
+        """The Debian release to base the toolchain image on: the one closest to the OS the
+        tree's own CI built it in, else the table's entry for its version."""
+        return choose_debian_suite(self.tree.version, self.tree.ci_build_os, self.table)
+
     def android_inference_package(self) -> Fact[str]:
         """No tree states it: always the table's."""
         entry = self._entry()
@@ -161,6 +188,7 @@ class TreeRequirements:
             ("bazel", self.bazel),
             ("android_ndk_majors", self.android_ndk_majors),
             ("default_ndk_api_level", self.default_ndk_api_level),
+            ("debian_suite", self.debian_suite),
             ("android_inference_package", self.android_inference_package),
         )
         for name, resolve in resolvers:
@@ -184,6 +212,34 @@ class TreeRequirements:
     def _table_source(self, label: str, *, because: str | None = None) -> str:
         where = f"table: {self.table.display_name}, {label}"
         return f"{where}; {because}" if because else where
+
+
+def choose_debian_suite(
+    version: TensorFlowVersion, ci_build_os: Stated[str] | None, table: VersionTable
+) -> Fact[str]:
+    """The Debian suite whose glibc is the oldest not older than that of the Ubuntu release the
+    tree's CI Dockerfile names (a newer C library than the tree knew is what breaks old
+    releases; an older one than any suite has, the oldest suite comes closest). A tree that
+    names no Ubuntu release this table knows gets the table's entry for its version."""
+    stated = ci_build_os.value if ci_build_os is not None else None
+    if ci_build_os is not None and stated is not None:
+        distro, _, release = stated.partition(":")
+        glibc = table.ubuntu_glibc.get(release) if distro == "ubuntu" else None
+        if glibc is not None:
+            suites = sorted(table.debian_suites, key=lambda suite: _glibc_key(suite.glibc))
+            newer = [suite for suite in suites if _glibc_key(suite.glibc) >= _glibc_key(glibc)]
+            chosen = newer[0] if newer else suites[-1]
+            return Fact(
+                chosen.name,
+                f"{ci_build_os.source} {stated} (glibc {glibc}); {chosen.name} has glibc {chosen.glibc}"
+                f" and gcc {chosen.gcc}, the closest suite tfbuild can make",
+            )
+        because: str | None = f"{ci_build_os.source} {stated}, a base this table has no glibc for"
+    else:
+        because = ci_build_os.source if ci_build_os is not None else None
+    entry = table.for_version(version)
+    where = f"table: {table.display_name}, {entry.label}"
+    return Fact(entry.debian_suite, f"{where}; {because}" if because else where)
 
 
 def tree_requirements(tree: TreeFacts, table: VersionTable | None = None) -> TreeRequirements:

@@ -41,6 +41,8 @@ MAKEFILE = f"{MAKEFILE_DIR}/Makefile"
 WORKSPACE = "WORKSPACE"
 CONFIGURE_PY = "configure.py"
 BAZELVERSION = ".bazelversion"
+CI_BUILD_DOCKERFILE = "tensorflow/tools/ci_build/Dockerfile.cpu"
+_FROM_LINE = re.compile(r"^FROM\s+(?:--platform=\S+\s+)?(\S+)", re.MULTILINE)
 
 _DEFINE = r"#define\s+{name}\s+(\S+)"
 _CHECK_CALL = re.compile(
@@ -108,6 +110,9 @@ class TreeFacts:
     """The NDK majors configure.py supports (``Pkg.Revision`` majors)."""
     default_ndk_api_level: Stated[int]
     """The NDK API level configure.py offers when asked for none."""
+    ci_build_os: Stated[str] = Stated(None, f"the tree has no {CI_BUILD_DOCKERFILE}")
+    """The image TensorFlow's own CPU CI built this tree in (``ubuntu:16.04``): the era of
+    compiler and C library the tree was written against."""
 
     @property
     def has_makefile(self) -> bool:
@@ -173,6 +178,7 @@ def read_tree_facts(root: Path) -> TreeFacts:
         bazelrc_configs=_bazelrc_configs(root),
         android_ndk_majors=supported_ndk_majors(configure),
         default_ndk_api_level=default_ndk_api_level(configure),
+        ci_build_os=ci_build_os(root),
     )
 
 
@@ -192,6 +198,15 @@ def inspect_source_tree(root: Path) -> SourceTreeInfo:
         facts=facts,
         bazel_version_range=facts.bazel.bounds,
     )
+
+
+def parse_version(text: str) -> TensorFlowVersion:
+    """``2.21.0`` or ``2.21.0rc1`` (a wheel's ``tf.__version__``) as a :class:`TensorFlowVersion`."""
+    match = re.match(r"(\d+)\.(\d+)(?:\.(\d+))?(.*)", text.strip())
+    if match is None:
+        raise SourceTreeError(f"'{text}' is not a TensorFlow version")
+    major, minor, patch, suffix = match.groups()
+    return TensorFlowVersion(int(major), int(minor), int(patch or 0), suffix=suffix)
 
 
 def read_version(root: Path) -> TensorFlowVersion:
@@ -277,6 +292,19 @@ def default_ndk_api_level(configure: str | None) -> Stated[int]:
     if match is None:
         return Stated(None, f"{CONFIGURE_PY} asks no {NDK_API_LEVEL_VAR}")
     return Stated(int(match.group(3)), f"{CONFIGURE_PY}: {NDK_API_LEVEL_VAR} prompt default")
+
+
+def ci_build_os(root: Path) -> Stated[str]:
+    """The ``FROM`` image of the tree's ``tensorflow/tools/ci_build/Dockerfile.cpu``, the
+    environment TensorFlow's CI compiled that release in (``ubuntu:14.04`` for 1.4,
+    ``ubuntu:16.04`` for 1.8 and 1.9)."""
+    text = _read(root / CI_BUILD_DOCKERFILE)
+    if text is None:
+        return Stated(None, f"the tree has no {CI_BUILD_DOCKERFILE}")
+    match = _FROM_LINE.search(text)
+    if match is None:
+        return Stated(None, f"{CI_BUILD_DOCKERFILE} has no FROM line")
+    return Stated(match.group(1), f"{CI_BUILD_DOCKERFILE}: FROM")
 
 
 def open_repo(root: Path) -> Repo | None:

@@ -6,22 +6,33 @@ An app that already links protobuf 2 cannot link TensorFlow's protobuf 3 next to
 rename, in the downloaded protobuf and in TensorFlow's own sources:
 
 - the directory ``downloads/protobuf/src/google/protobuf`` to ``.../google/protobuf3``, and the
-  ``#include <google/protobuf/...>`` / proto ``import "google/protobuf/..."`` paths with it;
+  ``#include <google/protobuf/...>`` paths with it (also where protobuf's own code generators
+  write them as escaped string literals, as ``compiler/js/embed.cc`` does);
 - the namespace: ``namespace protobuf`` declarations, ``protobuf::`` qualifiers and the
   ``namespace protobuf = ::google::protobuf;`` alias in TF's platform header, so
   ``google::protobuf::Message`` becomes ``google::protobuf3::Message`` everywhere (TF's own
-  ``tensorflow::protobuf`` alias is renamed consistently, as the script does);
+  ``tensorflow::protobuf`` alias is renamed consistently, as the script does), including the
+  ``"namespace google {\\nnamespace protobuf {"`` strings protoc's C++ generator prints;
 - the protobuf build files that name those paths (configure.ac, autogen.sh, src/Makefile.am),
-  and a copy of ``src/google`` at the tree root so protoc finds ``google/protobuf3/*.proto``;
+  and the imports in protobuf's own ``src/`` ``.proto`` files (its ``make`` runs protoc on its
+  test protos, now ``google/protobuf3/unittest.proto`` and so on, with ``-I src``);
+- a copy of protobuf's own ``.proto`` files, as released (imports not renamed), under
+  ``google/protobuf/`` at the tree root, where protoc finds ``import "google/protobuf/any.proto"``;
 - the Makefile's protoc and proto_text rules, so generated code gets the same rename.
 
 Differences from the script, all deliberate: matches are whole words (the script's
 ``namespace protobuf[^3]`` also hits protobuf 3.6's ``namespace protobuf_google_2f..._2eproto``
-declarations but not their uses, which breaks the build); ``using namespace google::protobuf;``
-is renamed too; the generated-code rename is an inline ``sed`` recipe line (the script's helper
-scripts use ``${${VAR}/...}``, which bash rejects); macros (``GOOGLE_PROTOBUF_*``) and proto
-package names (``google.protobuf.Any``) are left alone: macros never reach the linker and type
-URLs must keep naming the proto package.
+declarations but not their uses, which breaks the build), where a word may also start right
+after a ``\\n`` escape inside a string literal; ``using namespace google::protobuf;`` is renamed
+too; the generated-code rename is an inline ``sed`` recipe line (the script's helper scripts use
+``${${VAR}/...}``, which bash rejects); ``.proto`` imports are renamed only inside protobuf's
+``src/``, never in TF's protos or the root copies: the prebuilt library registers its well-known
+types as ``google/protobuf/any.proto``, and a TF proto importing ``google/protobuf3/any.proto``
+would name a file that is not in the generated pool (file-level reflection on it crashes);
+macros (``GOOGLE_PROTOBUF_*``) and proto package names (``google.protobuf.Any``) are left alone:
+macros never reach the linker and type URLs must keep naming the proto package. A real TF 1.9
+tree and its pinned protobuf (3.5.0, commit 396336eb) are what found the escaped-literal and
+import cases, and that protobuf's own ``make`` needs its test protos' imports renamed.
 
 Everything is computed as a :class:`RenamePlan` from the tree's current state, then applied with
 atomic writes; a second run plans nothing, and a run interrupted half-way is finished by the next.
@@ -53,12 +64,20 @@ PROTOBUF_BUILD_FILES = (
 )
 _SKIP_DIRS = {".git"}
 
+# A word starts after a non-word character, or right after a \n, \t or \r escape in a string
+# literal (protoc's C++ generator prints "namespace google {\nnamespace protobuf {\n").
+_WORD_START = r"(?:(?<!\w)|(?<=\\[ntr]))"
 _INCLUDE = re.compile(r'(#[ \t]*include[ \t]*[<"])google/protobuf/')
-_NAMESPACE_DECL = re.compile(r"\bnamespace(\s+)protobuf\b")
-_QUALIFIER = re.compile(r"(?<!\w)protobuf::")
-_GOOGLE_PROTOBUF = re.compile(r"(?<!\w)(google\s*::\s*)protobuf\b")
-_PROTO_IMPORT = re.compile(r'^([ \t]*import\b[^"\n]*")google/protobuf/', re.M)
+# A header path written as an escaped literal by a generator: "#include \"google/protobuf/x.h\"".
+_ESCAPED_INCLUDE = re.compile(r'(?<=\\")google/protobuf/(?=[\w/]+\.h\\")')
+_NAMESPACE_DECL = re.compile(rf"{_WORD_START}namespace(\s+)protobuf\b")
+_QUALIFIER = re.compile(rf"{_WORD_START}protobuf::")
+_GOOGLE_PROTOBUF = re.compile(rf"{_WORD_START}(google\s*::\s*)protobuf\b")
 _BUILD_FILE_PATH = re.compile(r"\bgoogle/protobuf/")
+# An import line of a .proto file, up to the path (in protobuf's own src/ only).
+_IMPORT_LINE = r'(?m)^([ \t]*import[ \t]+(?:(?:public|weak)[ \t]+)?")'
+_PROTO_IMPORT = re.compile(_IMPORT_LINE + "google/protobuf/")
+_RENAMED_PROTO_IMPORT = re.compile(_IMPORT_LINE + f"google/{NAMESPACE}/")
 _GENERATED_PATH_ID = re.compile(f"google_2f{NAMESPACE}_2f")
 
 # Makefile recipe lines that produce C++, and the files each rule's stem ($*) produces.
@@ -77,6 +96,7 @@ def rename_cpp(text: str) -> tuple[str, int]:
     total = 0
     for pattern, replacement in (
         (_INCLUDE, rf"\1google/{NAMESPACE}/"),
+        (_ESCAPED_INCLUDE, f"google/{NAMESPACE}/"),
         (_NAMESPACE_DECL, rf"namespace\1{NAMESPACE}"),
         (_QUALIFIER, f"{NAMESPACE}::"),
         (_GOOGLE_PROTOBUF, rf"\1{NAMESPACE}"),
@@ -84,11 +104,6 @@ def rename_cpp(text: str) -> tuple[str, int]:
         text, count = pattern.subn(replacement, text)
         total += count
     return text, total
-
-
-def rename_proto(text: str) -> tuple[str, int]:
-    """The rename of one ``.proto`` file: its imports of protobuf's own protos."""
-    return _PROTO_IMPORT.subn(rf"\1google/{NAMESPACE}/", text)
 
 
 def rename_generated(text: str) -> str:
@@ -119,7 +134,8 @@ class RenamePlan:
     """``(from, to)`` directory rename, repository-relative."""
     rewrites: tuple[TextRewrite, ...]
     copies: tuple[tuple[str, str], ...]
-    """``(from, to)`` files to copy into the root ``google/`` directory (new or different)."""
+    """``(from, to)`` protobuf ``.proto`` files to copy, as released, to the root
+    ``google/protobuf/`` (new or different), where protoc finds the imports of TF's protos."""
 
     @property
     def changed(self) -> bool:
@@ -129,7 +145,7 @@ class RenamePlan:
         lines = [f"move {self.move[0]} -> {self.move[1]}"] if self.move else []
         lines += [f"rewrite {r.path} ({r.changes} change{'s' if r.changes != 1 else ''})" for r in self.rewrites]
         if self.copies:
-            lines.append(f"copy {len(self.copies)} file(s) of {PROTOBUF_SRC}/google to google/")
+            lines.append(f"copy {len(self.copies)} .proto file(s) of protobuf to google/protobuf/")
         return lines or ["nothing to do: the tree already uses google::protobuf3"]
 
 
@@ -189,12 +205,16 @@ def apply_protobuf_rename(plan: RenamePlan) -> RenamePlan:
             atomic_write_bytes(root / rewrite.path, rewrite.new_text.encode("utf-8", "surrogateescape"))
     for source, target in plan.copies:
         source_path, target_path = root / source, root / target
-        atomic_write_bytes(target_path, source_path.read_bytes(), mode=source_path.stat().st_mode & 0o7777)
+        atomic_write_bytes(
+            target_path, _proto_as_released(source_path.read_bytes()), mode=source_path.stat().st_mode & 0o7777
+        )
     if tracked:
+        # The root copies are recorded too, so `tfbuild edit --revert` removes them.
         commit_files(
             root,
             {r.path: (r.old_text, r.new_text) for r in plan.rewrites if r.path in tracked},
             "tfbuild: rename protobuf to google::protobuf3 (as contrib/makefile/rename_protobuf.sh)",
+            generated=[target for _, target in plan.copies],
         )
     return plan
 
@@ -237,10 +257,10 @@ def _rewrite(root: Path, path: Path, move: tuple[str, str] | None) -> TextRewrit
     relative = _rel(root, path)
     if relative.endswith((".cc", ".h")):
         rename = rename_cpp
-    elif relative.endswith(".proto"):
-        rename = rename_proto
     elif relative in PROTOBUF_BUILD_FILES:
         rename = _rename_build_file
+    elif relative.endswith(".proto") and relative.startswith(f"{PROTOBUF_SRC}/"):
+        rename = _rename_proto_imports
     else:
         return None
     old = _read(path)
@@ -256,6 +276,20 @@ def _rewrite(root: Path, path: Path, move: tuple[str, str] | None) -> TextRewrit
 
 def _rename_build_file(text: str) -> tuple[str, int]:
     return _BUILD_FILE_PATH.subn(f"google/{NAMESPACE}/", text)
+
+
+def _rename_proto_imports(text: str) -> tuple[str, int]:
+    """protobuf's ``src/`` protos import each other by path; its ``make`` (BUILT_SOURCES) runs
+    protoc on the test protos as ``google/protobuf3/...`` with ``-I src``, so those imports must
+    follow the move, or protoc finds neither ``google/protobuf/any.proto`` nor the test protos."""
+    return _PROTO_IMPORT.subn(rf"\1google/{NAMESPACE}/", text)
+
+
+def _proto_as_released(data: bytes) -> bytes:
+    """A protobuf ``.proto`` file with :func:`_rename_proto_imports` undone (exact: protobuf's
+    own files never name ``google/protobuf3/``), for the root copies."""
+    text = data.decode("utf-8", "surrogateescape")
+    return _RENAMED_PROTO_IMPORT.sub(r"\1google/protobuf/", text).encode("utf-8", "surrogateescape")
 
 
 def _makefile_rewrite(root: Path) -> TextRewrite | None:
@@ -280,16 +314,21 @@ def _makefile_rewrite(root: Path) -> TextRewrite | None:
 
 
 def _copies(root: Path, move: tuple[str, str] | None, planned: dict[str, str]) -> tuple[tuple[str, str], ...]:
-    """Files of protobuf's ``src/google`` (after the move and rewrites) missing or stale in ``google/``."""
+    """protobuf's ``.proto`` files (wherever the move leaves them) missing or stale under the
+    root ``google/protobuf/``, compared as released (:func:`_proto_as_released`), so the
+    planned import rewrites do not matter."""
+    del planned
     source_dir = root / PROTOBUF_SRC / "google"
     out = []
     for path in _tree_files(source_dir):
+        if path.suffix != ".proto":
+            continue
         relative = _rel(root, path)
+        inside = relative[len(f"{PROTOBUF_SRC}/google/") :].split("/", 1)[1]  # below protobuf[3]/
         if move and relative.startswith(move[0] + "/"):
             relative = move[1] + relative[len(move[0]) :]
-        target = "google/" + relative[len(f"{PROTOBUF_SRC}/google/") :]
-        content = planned[relative].encode("utf-8", "surrogateescape") if relative in planned else path.read_bytes()
+        target = f"google/protobuf/{inside}"
         target_path = root / target
-        if not target_path.is_file() or target_path.read_bytes() != content:
+        if not target_path.is_file() or target_path.read_bytes() != _proto_as_released(path.read_bytes()):
             out.append((relative, target))
     return tuple(out)

@@ -239,6 +239,21 @@ def recorded_generated(root: Path) -> frozenset[str]:
     return frozenset(_generated_between(repo, base, repo.head.commit.hexsha))
 
 
+def base_commit(root: Path, commit: str) -> str:
+    """The commit tfbuild's edits up to ``commit`` started from (its ``Tfbuild-Base-Commit``
+    trailer), or ``commit`` itself when tfbuild did not make it or ``root`` cannot say: builds
+    of one checkout with different selections share it, whatever they committed on top."""
+    import git
+
+    repo = open_repo(Path(root))
+    if repo is None:
+        return commit
+    try:
+        return _trailers(repo.commit(commit)).get("Commit", commit)
+    except (ValueError, git.BadName, git.BadObject):
+        return commit
+
+
 def tracked_paths(root: Path, paths: Iterable[str]) -> frozenset[str]:
     """Those of ``paths`` (repository paths) that git tracks in ``root``'s checkout."""
     wanted = list(paths)
@@ -260,7 +275,8 @@ def _generated_between(repo: Repo, base: str, tip: str) -> tuple[str, ...]:
 
 def _remove_untracked(root: Path, paths: Sequence[str]) -> tuple[str, ...]:
     """Delete the files of ``paths`` that exist and git does not track (a recorded path the
-    user has since committed is theirs); the ones deleted."""
+    user has since committed is theirs), and the directories that leaves empty (tfbuild made
+    them: the protobuf rename's root ``google/protobuf/``); the files deleted."""
     safe = [path for path in paths if _is_plain_relative(path)]
     keep = tracked_paths(root, safe)
     top = Path(root).resolve()
@@ -271,7 +287,18 @@ def _remove_untracked(root: Path, paths: Sequence[str]) -> tuple[str, ...]:
         if path not in keep and inside and (file.is_file() or file.is_symlink()):
             file.unlink()
             removed.append(path)
+            _remove_empty_parents(file.parent, top)
     return tuple(removed)
+
+
+def _remove_empty_parents(directory: Path, top: Path) -> None:
+    """``rmdir`` ``directory`` and its parents below ``top`` while they are empty."""
+    while directory.resolve() != top and directory.resolve().is_relative_to(top):
+        try:
+            directory.rmdir()
+        except OSError:  # not empty (or not ours to remove): stop here
+            return
+        directory = directory.parent
 
 
 def _check_generated_path(root: Path, path: str) -> None:

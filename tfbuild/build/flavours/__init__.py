@@ -55,13 +55,15 @@ def plan_build(
     tree: TreeFacts | None = None,
     tensorflow: InstalledTensorFlow | None = None,
     flavour: Flavour | None = None,
+    hot_files: tuple[str, ...] = (),
 ) -> BuildPlan:
     """The plan for ``options``: which flavour (``flavour``, else :func:`choose_flavour`), then
     that flavour's planner. ``tree`` is required for the Makefile and Bazel flavours,
-    ``tensorflow`` for op libraries."""
+    ``tensorflow`` for op libraries; ``hot_files`` are the tree's sources of the model's hot
+    kernels, for the size profile."""
     profile = get_target(options.target)
     chosen = Flavour(flavour) if flavour else choose_flavour(options, profile, tree)
-    request = PlanRequest(options, profile, chosen, header_text, tree, tensorflow)
+    request = PlanRequest(options, profile, chosen, header_text, tree, tensorflow, hot_files)
     return PLANNERS[chosen].plan(request)
 
 

@@ -11,10 +11,20 @@ interactive ./configure). ``./configure`` runs without questions (its answers co
 WORKSPACE (checked against the NDKs the tree's configure.py lists), and Bazel keeps its output
 root in a named cache volume. Outputs under ``bazel-bin``
 are symlinks into that volume, so a last step copies them (dereferenced) into the output dir.
+
+A size profile (:mod:`tfbuild.build.size_profiles`) becomes ``--per_file_copt=.*@<its
+flags>``, then ``--per_file_copt=<hot kernel sources>@-O2``, and ``--linkopt``. Bazel puts a
+compile's flags in this order: toolchain (``-c opt``: ``-O2``), ``--copt``, the rule's
+``copts``, then each matching ``--per_file_copt`` in command-line order. A plain ``--copt=-Os``
+would lose to TensorFlow's own ``copts`` on Android (``tf_copts()`` adds ``-O2`` there), so the
+profile's flags ride on ``--per_file_copt`` and the last ``-O`` of a hot kernel's compile is the
+hot one. Coming after ``--copt``, they also win over ``--extra-cflag``. Host tools (protoc)
+keep ``-c opt``; real Bazel 0.26.1 shows the order in ``tests/test_size_profiles.py``.
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path, PurePosixPath
 
 from tfbuild.build.flavours.layout import (
@@ -26,7 +36,8 @@ from tfbuild.build.flavours.layout import (
     toolchain_image,
     tree_header_file,
 )
-from tfbuild.build.plan import Artifact, BuildPlan, GeneratedFile, Step
+from tfbuild.build.plan import AppliedSizeProfile, Artifact, BuildPlan, GeneratedFile, Step
+from tfbuild.build.size_profiles import apply_size_profile
 from tfbuild.build.workspace import apply_block, render_android_block, resolve_android_repositories
 from tfbuild.errors import ConfigError
 from tfbuild.flavour import Flavour
@@ -36,6 +47,7 @@ from tfbuild.tree.facts import TreeFacts
 
 ANDROID_INFERENCE = "android_inference"
 SELECTIVE_COPTS = ("--copt=-DSELECTIVE_REGISTRATION", "--copt=-DSUPPORT_SELECTIVE_REGISTRATION")
+_REGEX_SPECIAL = re.compile(r"([\\.^$|?*+()\[\]{}])")
 
 
 def plan(request: PlanRequest) -> BuildPlan:
@@ -49,8 +61,11 @@ def plan(request: PlanRequest) -> BuildPlan:
     src = layout.tree_src
     image = None
     if in_container:
-        image = toolchain_image(request.options, profile.dockerfile, {"BAZEL_VERSION": requirements.bazel().value})
+        image = toolchain_image(request, profile.dockerfile, {"BAZEL_VERSION": requirements.bazel().value})
     labels = tuple(_label(target, requirements.android_inference_package().value) for target in profile.targets)
+    # A comma separates per_file_copt's patterns: a source named with one cannot be given apart.
+    hot = tuple(source for source in request.hot_files if "," not in source)
+    size = apply_size_profile(request.options.size_profile, linker=profile.linker, hot_files=hot)
     generated = [header_file(request), tree_header_file(request)]
     if profile.needs_android_workspace:
         generated.append(_workspace_file(request, requirements, layout))
@@ -62,7 +77,7 @@ def plan(request: PlanRequest) -> BuildPlan:
             env=dict(requirements.table.configure_env),
             skip_if_exists=src / ".tf_configure.bazelrc",
         ),
-        Step(f"bazel build ({request.profile.name})", _bazel_argv(request, tree, profile, layout, labels), src),
+        Step(f"bazel build ({request.profile.name})", _bazel_argv(request, tree, profile, layout, labels, size), src),
     ]
     artifacts = []
     for target, label in zip(profile.targets, labels, strict=True):
@@ -80,11 +95,17 @@ def plan(request: PlanRequest) -> BuildPlan:
         artifacts=tuple(artifacts),
         output_dir=request.options.output_dir,
         env={},
+        size_profile=size,
     )
 
 
 def _bazel_argv(
-    request: PlanRequest, tree: TreeFacts, profile: BazelProfile, layout: BuildLayout, labels: tuple[str, ...]
+    request: PlanRequest,
+    tree: TreeFacts,
+    profile: BazelProfile,
+    layout: BuildLayout,
+    labels: tuple[str, ...],
+    size: AppliedSizeProfile,
 ) -> tuple[str, ...]:
     options = request.options
     startup = (f"--output_user_root={layout.bazel_root}",) if layout.bazel_root is not None else ()
@@ -95,8 +116,21 @@ def _bazel_argv(
     copts = tuple(f"--copt={flag}" for flag in options.extra_cflags)
     return (
         "bazel", *startup, "build", "-c", "opt", f"--jobs={options.jobs}",
-        *disk_cache, *config, *SELECTIVE_COPTS, *copts, *labels,
+        *disk_cache, *config, *SELECTIVE_COPTS, *copts, *_size_options(size), *labels,
     )
+
+
+def _size_options(size: AppliedSizeProfile) -> tuple[str, ...]:
+    """The size profile as Bazel options: per-file copts for every source, then for the hot
+    kernel sources (their paths as regular expressions), then the link options."""
+    options = []
+    if size.cflags:
+        options.append(f"--per_file_copt=.*@{','.join(size.cflags)}")
+    if size.hot_files:
+        patterns = ",".join(_REGEX_SPECIAL.sub(r"\\\1", source) for source in size.hot_files)
+        options.append(f"--per_file_copt={patterns}@{','.join(size.hot_cflags)}")
+    options += [f"--linkopt={flag}" for flag in size.ldflags]
+    return tuple(options)
 
 
 def _label(target: BazelTarget, android_package: str) -> str:

@@ -10,6 +10,7 @@ are no mounts (:func:`local_layout`).
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -20,7 +21,7 @@ from tfbuild.build.plan import GeneratedFile, ImageSpec, Mount
 from tfbuild.errors import ConfigError
 from tfbuild.flavour import Flavour
 from tfbuild.toolchain.targets import TargetProfile
-from tfbuild.tree.facts import TreeFacts
+from tfbuild.tree.facts import TreeFacts, parse_version
 
 HEADER_NAME = "ops_to_register.h"
 HEADER_SUBDIR = "header"
@@ -47,6 +48,9 @@ class PlanRequest:
     header_text: str
     tree: TreeFacts | None = None
     tensorflow: InstalledTensorFlow | None = None
+    hot_files: tuple[str, ...] = ()
+    """Tree sources registering the model's hot kernels (from the build's kernel index, see
+    :func:`~tfbuild.build.size_profiles.hot_kernel_files`), for size profiles that compile them apart."""
 
     @property
     def header_path(self) -> Path:
@@ -198,11 +202,27 @@ def require_path(path: Path | None, flag: str, profile: TargetProfile) -> Path:
     return path
 
 
-def toolchain_image(options: BuildOptions, dockerfile: str, build_args: Mapping[str, str] | None = None) -> ImageSpec:
+def toolchain_image(
+    request: PlanRequest, dockerfile: str, build_args: Mapping[str, str] | None = None
+) -> ImageSpec:
     """The image a container build runs in, named exactly as ``tfbuild toolchain build`` names
-    it (same function), so a prepared image is found and reused."""
+    it (same function), so a prepared image is found and reused. Its base is ``--base-image``
+    when given, else the Debian suite the TensorFlow being built wants
+    (:func:`~tfbuild.toolchain.tf_versions.choose_debian_suite`); the plan says which and why."""
+    from tfbuild.toolchain.base_image import default_base_tag
     from tfbuild.toolchain.images import toolchain_spec  # imports the docker SDK: only when planning
+    from tfbuild.toolchain.tf_versions import choose_debian_suite, version_table
 
-    return toolchain_spec(
-        dockerfile.removesuffix(".Dockerfile"), base=options.base_image, build_args=dict(build_args or {})
-    )
+    if request.options.base_image is not None:
+        base, because = request.options.base_image, "--base-image (or build.base_image)"
+    else:
+        if request.tree is not None:
+            version, stated = request.tree.version, request.tree.ci_build_os
+        else:
+            # An op library compiles against the installed wheel: that release's toolchain.
+            assert request.tensorflow is not None
+            version, stated = parse_version(request.tensorflow.version), None
+        suite = choose_debian_suite(version, stated, version_table())
+        base, because = default_base_tag(suite.value), suite.source
+    spec = toolchain_spec(dockerfile.removesuffix(".Dockerfile"), base=base, build_args=dict(build_args or {}))
+    return dataclasses.replace(spec, base_source=because)

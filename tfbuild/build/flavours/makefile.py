@@ -12,13 +12,27 @@ folds into ``CXXFLAGS`` that a command line may replace without losing the Makef
 ``selective_registration.h`` finds ``ops_to_register.h``. ``ANDROID_TYPES`` is the full type set,
 as ``build_all_ios.sh -g`` sets it: the header names exactly the kernels the model needs,
 whatever their dtype, and the slim set would compile some of them away.
+
+A size profile (:mod:`tfbuild.build.size_profiles`) adds its flags for every object to
+``OPTFLAGS`` too, after the target's own (the last ``-O`` wins) and before ``--extra-cflag``.
+Its per-file and link flags go into ``tfbuild-profile.mk``, written into the output directory
+(``/out`` in the container) and read after TensorFlow's Makefile (``make -f Makefile -f
+tfbuild-profile.mk``), which stays unedited: a target-specific ``private override CXXFLAGS +=
+-O2`` for each hot kernel's object (``$(OBJDIR)tensorflow/core/kernels/conv_ops.o``, the
+Makefile's own object names) and ``override LDFLAGS += ...`` for the benchmark's link.
+Target-specific ``OPTFLAGS`` would not do: ``CXXFLAGS`` is a simple variable that took
+``OPTFLAGS``' value when the Makefile was read. ``override`` is what beats a ``CXXFLAGS`` or
+``LDFLAGS`` on make's command line (pi-armv7 and linux-aarch64 pass ``LDFLAGS`` there). The
+profile covers TensorFlow's objects and the benchmark; protobuf and nsync keep their scripts' flags.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import re
 from pathlib import PurePosixPath
 
+from tfbuild.build.fixups import apply_fixups
 from tfbuild.build.flavours.layout import (
     BuildLayout,
     PlanRequest,
@@ -28,7 +42,8 @@ from tfbuild.build.flavours.layout import (
     toolchain_image,
     tree_header_file,
 )
-from tfbuild.build.plan import Artifact, BuildPlan, Step
+from tfbuild.build.plan import AppliedSizeProfile, Artifact, BuildPlan, GeneratedFile, Step
+from tfbuild.build.size_profiles import apply_size_profile
 from tfbuild.build.workspace import inspect_ndk
 from tfbuild.errors import ConfigError
 from tfbuild.flavour import Flavour
@@ -42,6 +57,9 @@ HOST_PROTOBUF_PREFIX = "gen/protobuf-host"
 DOWNLOAD_STEP = "download dependencies"
 SELECTIVE_FLAGS = ("-DSELECTIVE_REGISTRATION", "-DSUPPORT_SELECTIVE_REGISTRATION")
 FULL_TYPES = "-D__ANDROID_TYPES_FULL__"
+PROFILE_MAKEFILE = "tfbuild-profile.mk"
+_MAKE_SAFE_SOURCE = re.compile(r"[A-Za-z0-9_./+-]+\.cc\Z")
+"""A source name that can stand in a make rule as it is (no spaces, ``$``, ``:``, ``%``, ``#``)."""
 
 
 def plan(request: PlanRequest) -> BuildPlan:
@@ -51,22 +69,56 @@ def plan(request: PlanRequest) -> BuildPlan:
     _check_ndk(request, profile)
     dockerfile = None if request.options.local else profile.dockerfile
     layout = container_layout(request, ccache_volume=True) if dockerfile is not None else local_layout(request)
-    image = toolchain_image(request.options, dockerfile) if dockerfile is not None else None
+    image = toolchain_image(request, dockerfile) if dockerfile is not None else None
     env = {"CCACHE_DIR": str(layout.ccache)} if layout.ccache else {}
     artifacts = tuple(
         Artifact(path=_makefile_path(layout, spec.path), name=spec.name, kind=spec.kind) for spec in profile.artifacts
     )
+    size = _size_profile(request, profile)
+    profile_mk = _profile_makefile(request, size)
+    steps, fixups = apply_fixups(
+        _steps(request, profile, layout, size, layout.out / PROFILE_MAKEFILE if profile_mk else None),
+        request.tree.version,
+    )
+    generated = (header_file(request), tree_header_file(request), *((profile_mk,) if profile_mk else ()))
     return BuildPlan(
         target=request.profile.name,
         flavour=Flavour.MAKEFILE,
         image=image,
         mounts=layout.mounts,
-        steps=_steps(request, profile, layout),
-        generated_files=(header_file(request), tree_header_file(request)),
+        steps=steps,
+        generated_files=generated,
         artifacts=artifacts,
         output_dir=request.options.output_dir,
         env=env,
+        fixups=fixups,
+        size_profile=size,
     )
+
+
+def _size_profile(request: PlanRequest, profile: MakefileProfile) -> AppliedSizeProfile:
+    """The size profile for the Makefile's linker, with the hot sources a make rule can name."""
+    hot = tuple(source for source in request.hot_files if _MAKE_SAFE_SOURCE.match(source))
+    size = apply_size_profile(request.options.size_profile, linker=profile.linker, hot_files=hot)
+    skipped = sorted(set(request.hot_files) - set(hot))
+    if skipped and size.hot_files:
+        note = f"not compiled apart (no make rule can name them): {', '.join(skipped)}"
+        size = dataclasses.replace(size, notes=(*size.notes, note))
+    return size
+
+
+def _profile_makefile(request: PlanRequest, size: AppliedSizeProfile) -> GeneratedFile | None:
+    """``tfbuild-profile.mk`` in the output directory, when the profile has per-file or link flags."""
+    if not size.hot_files and not size.ldflags:
+        return None
+    content = render(
+        "size_profile.mk.j2",
+        profile=size.name,
+        hot_cflags=size.hot_cflags,
+        hot_objects=tuple(source.removesuffix(".cc") + ".o" for source in size.hot_files),
+        ldflags=size.ldflags,
+    )
+    return GeneratedFile(path=request.options.output_dir / PROFILE_MAKEFILE, content=content)
 
 
 def dependencies_only(plan: BuildPlan) -> BuildPlan:
@@ -76,7 +128,13 @@ def dependencies_only(plan: BuildPlan) -> BuildPlan:
     return dataclasses.replace(plan, steps=steps, artifacts=(), generated_files=())
 
 
-def _steps(request: PlanRequest, profile: MakefileProfile, layout: BuildLayout) -> tuple[Step, ...]:
+def _steps(
+    request: PlanRequest,
+    profile: MakefileProfile,
+    layout: BuildLayout,
+    size: AppliedSizeProfile,
+    profile_mk: PurePosixPath | None,
+) -> tuple[Step, ...]:
     src = layout.tree_src
     mk = src / MAKEFILE_DIR
     env = {"NDK_ROOT": str(layout.ndk)} if layout.ndk is not None else {}
@@ -107,7 +165,8 @@ def _steps(request: PlanRequest, profile: MakefileProfile, layout: BuildLayout) 
                 skip_if_exists=mk / profile.nsync.lib,
             )
         )
-    steps.append(Step(f"build TensorFlow ({request.profile.name})", _make_argv(request, profile, layout), src, env=env))
+    argv = _make_argv(request, profile, layout, size, profile_mk)
+    steps.append(Step(f"build TensorFlow ({request.profile.name})", argv, src, env=env))
     return tuple(steps)
 
 
@@ -157,7 +216,13 @@ def _protobuf_steps(
     ]
 
 
-def _make_argv(request: PlanRequest, profile: MakefileProfile, layout: BuildLayout) -> tuple[str, ...]:
+def _make_argv(
+    request: PlanRequest,
+    profile: MakefileProfile,
+    layout: BuildLayout,
+    size: AppliedSizeProfile,
+    profile_mk: PurePosixPath | None,
+) -> tuple[str, ...]:
     options = request.options
     values = {
         "makefile_dir": str(layout.tree_src / MAKEFILE_DIR),
@@ -169,14 +234,15 @@ def _make_argv(request: PlanRequest, profile: MakefileProfile, layout: BuildLayo
         variables.setdefault("CC_PREFIX", "ccache")
         if "CXX" in variables:
             variables["CXX"] = f"ccache {variables['CXX']}"
-    optflags = (*profile.optflags, *SELECTIVE_FLAGS, f"-I{layout.header_dir}", *options.extra_cflags)
+    optflags = (*profile.optflags, *size.cflags, *SELECTIVE_FLAGS, f"-I{layout.header_dir}", *options.extra_cflags)
     variables.update(
         HOST_NSYNC_LIB=f"{MAKEFILE_DIR}/{profile.nsync.host_lib}",
         TARGET_NSYNC_LIB=f"{MAKEFILE_DIR}/{profile.nsync.lib}",
         ANDROID_TYPES=FULL_TYPES,
         OPTFLAGS=" ".join(optflags),
     )
-    return ("make", "-f", MAKEFILE, f"-j{options.jobs}", *(f"{name}={value}" for name, value in variables.items()))
+    makefiles = ("-f", MAKEFILE, *(("-f", str(profile_mk)) if profile_mk is not None else ()))
+    return ("make", *makefiles, f"-j{options.jobs}", *(f"{name}={value}" for name, value in variables.items()))
 
 
 def _makefile_path(layout: BuildLayout, relative: str) -> PurePosixPath:

@@ -6,6 +6,12 @@ their ops and kernels register. Linux x86_64 gets a shared object that ``tf.load
 loads; cross targets get a static archive to link (whole) into the app. The compile and
 archive/link commands come from :mod:`tfbuild.build.op_library`, the same planner ``tfbuild`` uses to
 build op libraries on the host, with the target's compiler and flags from its profile.
+
+A size profile (:mod:`tfbuild.build.size_profiles`) adds its compile flags after the target's
+(so its ``-O`` level replaces the planner's ``-O2``) and before ``--extra-cflag``, and its link
+flags to a shared library's link. A static archive is not linked: the plan notes the flags the
+app's link should add. An app's own sources are not in a tree's kernel index, so no file is
+treated as hot: ``small`` compiles all of them with ``-Os``.
 """
 
 from __future__ import annotations
@@ -21,7 +27,8 @@ from tfbuild.build.flavours.layout import (
     toolchain_image,
 )
 from tfbuild.build.op_library import InstalledTensorFlow, OpsLibrarySpec, plan_ops_library
-from tfbuild.build.plan import Artifact, BuildPlan
+from tfbuild.build.plan import AppliedSizeProfile, Artifact, BuildPlan
+from tfbuild.build.size_profiles import apply_size_profile
 from tfbuild.errors import ToolchainError
 from tfbuild.flavour import Flavour
 from tfbuild.toolchain.targets import OpsLibraryProfile, fill
@@ -39,11 +46,12 @@ def plan(request: PlanRequest) -> BuildPlan:
     dockerfile = None if request.options.local else profile.dockerfile
     if dockerfile is not None:
         layout = container_layout(request, mount_tensorflow=True)
-        image = toolchain_image(request.options, dockerfile)
+        image = toolchain_image(request, dockerfile)
     else:
         layout = local_layout(request)
         image = None
-    spec = _spec(request, profile, tensorflow, layout)
+    size = apply_size_profile(request.options.size_profile, linker=profile.linker, links=profile.kind == "shared")
+    spec = _spec(request, profile, tensorflow, layout, size)
     library = plan_ops_library(spec)
     name = spec.output.name
     return BuildPlan(
@@ -62,11 +70,16 @@ def plan(request: PlanRequest) -> BuildPlan:
         ),
         output_dir=request.options.output_dir,
         env={},
+        size_profile=size,
     )
 
 
 def _spec(
-    request: PlanRequest, profile: OpsLibraryProfile, tensorflow: InstalledTensorFlow, layout: BuildLayout
+    request: PlanRequest,
+    profile: OpsLibraryProfile,
+    tensorflow: InstalledTensorFlow,
+    layout: BuildLayout,
+    size: AppliedSizeProfile,
 ) -> OpsLibrarySpec:
     options = request.options
     values = {
@@ -81,7 +94,8 @@ def _spec(
         kind=profile.kind,
         compiler=fill(profile.compiler, **values),
         archiver=fill(profile.archiver, **values),
-        extra_cflags=(*profile.cflags, *options.extra_cflags),
+        extra_cflags=(*profile.cflags, *size.cflags, *options.extra_cflags),
+        extra_ldflags=size.ldflags,
         selective_header=Path(layout.header.as_posix()),
         tf_compile_flags=_relocate(tensorflow.compile_flags, tensorflow.package_dir, layout.tensorflow),
         tf_link_flags=_relocate(tensorflow.link_flags, tensorflow.package_dir, layout.tensorflow)

@@ -1,0 +1,542 @@
+"""``tfbuild verify``: the built binary against TensorFlow, element by element.
+
+Unit tests for the parts (inputs, probe, tensor file on both sides, comparison, the C++ runner's
+plan), then real runs: the example op library built with ``tfbuild build --local`` and verified
+(it passes), built from sources whose kernel arithmetic is broken (it fails, exit 8, naming the
+output, the element and both values), and, when a real Makefile build is at hand
+(``TFBUILD_REAL_BUILD=<its output directory>``), that build through the C++ runner.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path, PurePosixPath
+
+import numpy as np
+import pytest
+
+from tfbuild.build.plan import ImageSpec
+from tfbuild.build.verify.compare import compare_tensor
+from tfbuild.build.verify.cpp_runner import (
+    COMPILE_STEP,
+    CppRunnerRequest,
+    RunnerJob,
+    plan_cpp_runner,
+    runner_sources,
+)
+from tfbuild.build.verify.probe import BATCH_SIZE, OPEN_DIM, Feed, make_inputs, parse_input_shape
+from tfbuild.build.verify.tensor_file import DTYPES, MAGIC, encode_tensors, read_tensor_file, write_tensor_file
+from tfbuild.errors import ConfigError, InputFileError, ToolchainError, VerificationError
+from tfbuild.resources import examples_dir
+from tfbuild.toolchain.targets import get_target
+
+DATA = Path(__file__).resolve().parent / "data" / "verify"
+ROUNDTRIP = DATA / "tensor_file_roundtrip.cc"
+EXAMPLE = examples_dir() / "custom_ops"
+MODEL = EXAMPLE / "model.pbtxt"
+FUNCTORS = "example_functors.h"
+SCALE_LINE = "  T operator()(T x) const { return static_cast<T>(x * scale); }"
+DT = {"float": 1, "double": 2, "int32": 3, "uint8": 4, "int8": 6, "int64": 9, "bool": 10, "half": 19}
+
+
+def tfbuild(*argv: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "tfbuild", *argv], capture_output=True, text=True, cwd=cwd)
+
+
+# -- inputs ----------------------------------------------------------------------------------------
+def test_inputs_are_deterministic_per_seed_and_name():
+    feeds = [Feed("x:0", DT["float"], (4, 8)), Feed("y:0", DT["float"], (4, 8))]
+    first, again, other = make_inputs(feeds, seed=0), make_inputs(feeds, seed=0), make_inputs(feeds, seed=1)
+    assert np.array_equal(first["x:0"], again["x:0"]) and np.array_equal(first["y:0"], again["y:0"])
+    assert not np.array_equal(first["x:0"], other["x:0"])
+    assert not np.array_equal(first["x:0"], first["y:0"])  # two inputs never share values
+
+
+@pytest.mark.parametrize(
+    ("dtype", "low", "high"),
+    [("float", -1.0, 1.0), ("double", -1.0, 1.0), ("half", -1.0, 1.0), ("int32", -8, 8), ("int8", -8, 8),
+     ("int64", -8, 8), ("uint8", 0, 15)],
+)
+def test_inputs_follow_the_dtype_and_spread_over_its_range(dtype, low, high):
+    values = make_inputs([Feed("t:0", DT[dtype], (64, 16))], seed=3)["t:0"]
+    assert values.dtype == DTYPES[DT[dtype]] and values.shape == (64, 16)
+    assert values.min() >= low and values.max() <= high
+    assert len(np.unique(values)) > (5 if values.dtype.kind in "iu" else 500)  # spread, not a constant
+    if low < 0:
+        assert (values < 0).any() and (values > 0).any()
+
+
+def test_bool_inputs_are_mixed_and_no_input_is_all_zeros():
+    assert set(np.unique(make_inputs([Feed("b:0", DT["bool"], (100,))], seed=0)["b:0"])) == {False, True}
+    for seed in range(60):  # single elements: the draw is 0 (or False) now and then, the input never
+        for dtype in ("int32", "uint8", "bool", "float"):
+            value = make_inputs([Feed("one:0", DT[dtype], (1,))], seed=seed)["one:0"]
+            assert value.any(), (seed, dtype)
+
+
+def test_input_shape_option_parses():
+    assert parse_input_shape("input=1,96,96,3") == ("input", (1, 96, 96, 3))
+    assert parse_input_shape("x:0=5") == ("x", (5,))
+    assert parse_input_shape("scalar=") == ("scalar", ())
+    with pytest.raises(ConfigError, match="NAME=D0,D1"):
+        parse_input_shape("input 1x96x96x3")
+
+
+# -- probe (needs TensorFlow's GraphDef protos) ----------------------------------------------------
+PROBE_GRAPH = """
+node { name: "images" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } }
+       attr { key: "shape" value { shape { dim { size: -1 } dim { size: 8 } dim { size: -1 } } } } }
+node { name: "ids" op: "Placeholder" attr { key: "dtype" value { type: DT_INT32 } }
+       attr { key: "shape" value { shape { dim { size: -1 } } } } }
+node { name: "w" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } }
+       attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape { } float_val: 2 } } } }
+node { name: "ws" op: "Sqrt" input: "w" attr { key: "T" value { type: DT_FLOAT } } }
+node { name: "m1" op: "Mul" input: "images" input: "w" attr { key: "T" value { type: DT_FLOAT } } }
+node { name: "id1" op: "Identity" input: "m1" attr { key: "T" value { type: DT_FLOAT } } }
+node { name: "m2" op: "Mul" input: "id1" input: "ws" attr { key: "T" value { type: DT_FLOAT } } }
+node { name: "r1" op: "Relu" input: "m2" attr { key: "T" value { type: DT_FLOAT } } }
+node { name: "out" op: "Identity" input: "r1" attr { key: "T" value { type: DT_FLOAT } } }
+node { name: "n2" op: "Mul" input: "ids" input: "ids" attr { key: "T" value { type: DT_INT32 } } }
+node { name: "ids_out" op: "Neg" input: "n2" attr { key: "T" value { type: DT_INT32 } } }
+node { name: "init" op: "NoOp" }
+"""
+
+
+@pytest.fixture(scope="module")
+def probe_graph(tmp_path_factory):
+    from tfbuild.model.formats import load_model
+
+    path = tmp_path_factory.mktemp("probe") / "graph.pbtxt"
+    path.write_text(PROBE_GRAPH)
+    return load_model(path).graph_defs[0]
+
+
+@pytest.mark.tensorflow
+def test_probe_feeds_placeholders_and_compares_sinks_and_first_of_each_kind(probe_graph):
+    from tfbuild.build.verify.probe import plan_probe
+
+    probe = plan_probe(probe_graph, where="graph")
+    assert probe.feeds == (Feed("images:0", DT["float"], (BATCH_SIZE, 8, OPEN_DIM)), Feed("ids:0", DT["int32"], (OPEN_DIM,)))
+    assert probe.outputs == ("out:0", "ids_out:0")  # an Identity may be an output; NoOp is none
+    # The first float Mul, Relu, the int32 Mul (another kernel), and the Sqrt of a constant; not
+    # m2 (a second float Mul), the Identity, Const or placeholders. In graph order.
+    assert probe.intermediates == ("ws:0", "m1:0", "r1:0", "n2:0")
+    # Fewer: those the inputs flow through first, spread evenly; constant subgraphs last.
+    assert plan_probe(probe_graph, where="graph", max_intermediates=3).intermediates == ("m1:0", "r1:0", "n2:0")
+    assert plan_probe(probe_graph, where="graph", max_intermediates=2).intermediates == ("m1:0", "n2:0")
+    assert plan_probe(probe_graph, where="graph", max_intermediates=0).intermediates == ()
+
+
+@pytest.mark.tensorflow
+def test_probe_takes_the_users_shapes_and_outputs(probe_graph):
+    from tfbuild.build.verify.probe import plan_probe
+
+    probe = plan_probe(probe_graph, where="graph", shapes={"images": (2, 8, 3)}, outputs=["r1", "n2:0"])
+    assert probe.feeds[0] == Feed("images:0", DT["float"], (2, 8, 3))
+    assert probe.outputs == ("r1:0", "n2:0")
+    assert "r1:0" not in probe.intermediates and "n2:0" not in probe.intermediates
+    with pytest.raises(ConfigError, match="no placeholder"):
+        plan_probe(probe_graph, where="graph", shapes={"w": (1,)})
+    with pytest.raises(ConfigError, match="--output nothere:0"):
+        plan_probe(probe_graph, where="graph", outputs=["nothere"])
+
+
+@pytest.mark.tensorflow
+def test_a_placeholder_of_unknown_rank_needs_a_shape(tmp_path):
+    from tfbuild.build.verify.probe import plan_probe
+    from tfbuild.model.formats import load_model
+
+    path = tmp_path / "g.pbtxt"
+    path.write_text('node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }\n'
+                    'node { name: "y" op: "Neg" input: "x" attr { key: "T" value { type: DT_FLOAT } } }\n')
+    graph = load_model(path).graph_defs[0]
+    with pytest.raises(ConfigError, match="'x' has no known rank") as caught:
+        plan_probe(graph, where="g")
+    assert caught.value.hint == "give it with --input-shape x=D0,D1,..."
+    assert plan_probe(graph, where="g", shapes={"x": (3,)}).feeds == (Feed("x:0", DT["float"], (3,)),)
+
+
+# -- tensor file ---------------------------------------------------------------------------------
+def sample_tensors() -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(7)
+    tensors = {f"t_{dtype}:0": rng.uniform(-50, 50, size=(2, 3)).astype(dtype) for dtype in DTYPES.values()}
+    tensors["scalar:0"] = np.array(3.5, dtype=np.float32)
+    tensors["empty:0"] = np.zeros((0, 4), dtype=np.int32)
+    tensors["name/with ünïcode:1"] = np.arange(5, dtype=np.int64)
+    return tensors
+
+
+def assert_same(got: dict, expected: dict) -> None:
+    assert list(got) == list(expected)
+    for name, array in expected.items():
+        assert got[name].dtype == array.dtype and got[name].shape == array.shape, name
+        assert np.array_equal(got[name], array), name
+
+
+def test_tensor_file_roundtrips_every_dtype(tmp_path):
+    tensors = sample_tensors()
+    path = write_tensor_file(tmp_path / "a.tensors", tensors)
+    assert path.read_bytes()[:8] == MAGIC
+    assert_same(read_tensor_file(path), tensors)
+
+
+@pytest.mark.parametrize(
+    ("mangle", "message"),
+    [
+        (lambda data: data[:-3], "truncated"),
+        (lambda data: b"XXXXXXXX" + data[8:], "does not start with TFBTNS01"),
+        (lambda data: data + b"\0", "1 bytes after the last tensor"),
+        (lambda data: b"", "truncated: 8 bytes wanted at offset 0"),
+    ],
+)
+def test_a_malformed_tensor_file_is_an_input_error(tmp_path, mangle, message):
+    path = tmp_path / "bad.tensors"
+    path.write_bytes(mangle(encode_tensors({"x:0": np.ones((2, 2), np.float32)})))
+    with pytest.raises(InputFileError, match=message):
+        read_tensor_file(path)
+
+
+def test_a_string_tensor_cannot_be_written(tmp_path):
+    with pytest.raises(ValueError, match="cannot be written"):
+        encode_tensors({"s:0": np.array(["a", "b"])})
+
+
+def compile_roundtrip(tmp_path: Path, compiler: str, flags: tuple[str, ...] = ()) -> Path:
+    """The C++ test program against the header tfbuild renders for its runner."""
+    include = tmp_path / "include"
+    for generated in runner_sources(include, get_target("linux-x86_64")):
+        generated.path.parent.mkdir(parents=True, exist_ok=True)
+        generated.path.write_text(generated.content)
+    binary = tmp_path / f"roundtrip-{compiler}"
+    subprocess.run([compiler, "-std=c++11", "-Wall", "-Werror", *flags, f"-I{include}", str(ROUNDTRIP), "-o", str(binary)],
+                   check=True, capture_output=True, text=True)
+    return binary
+
+
+def run_roundtrip(launcher: tuple[str, ...], binary: Path, tmp_path: Path) -> None:
+    tensors = sample_tensors()
+    given, back = tmp_path / "given.tensors", tmp_path / "back.tensors"
+    write_tensor_file(given, tensors)
+    done = subprocess.run([*launcher, str(binary), str(given), str(back)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert "t_float32:0 dtype=1 rank=2 bytes=24" in done.stdout
+    assert "empty:0 dtype=3 rank=2 bytes=0" in done.stdout
+    expected = {**tensors, "made_in_cpp:0": np.array([[1, -2], [3, -4]], dtype=np.int32)}
+    assert_same(read_tensor_file(back), expected)
+    assert not back.with_name(back.name + ".partial").exists()
+
+    truncated = tmp_path / "truncated.tensors"
+    truncated.write_bytes(given.read_bytes()[:-1])
+    done = subprocess.run([*launcher, str(binary), str(truncated), str(tmp_path / "never")], capture_output=True, text=True)
+    assert done.returncode == 1 and "truncated element data" in done.stderr
+    assert not (tmp_path / "never").exists()
+
+
+@pytest.mark.compiler
+def test_the_cpp_tensor_file_reads_and_writes_what_python_does(tmp_path):
+    binary = compile_roundtrip(tmp_path, "g++")
+    run_roundtrip(get_target("linux-x86_64").run.launcher, binary, tmp_path)
+
+
+@pytest.mark.cross
+@pytest.mark.parametrize("target", ["linux-aarch64", "pi-armv7"])
+def test_the_cpp_tensor_file_on_arm_under_the_targets_launcher(tmp_path, target):
+    profile = get_target(target)
+    compiler = profile.ops_library.compiler
+    binary = compile_roundtrip(tmp_path, compiler, profile.ops_library.cflags)
+    assert profile.run.launcher[0].startswith("qemu-")
+    run_roundtrip(profile.run.launcher, binary, tmp_path)
+
+
+# -- comparison -----------------------------------------------------------------------------------
+def test_floats_pass_within_the_tolerance_and_fail_beyond_naming_the_worst_element():
+    expected = np.array([[0.5, 100.0], [-2.0, 0.0]], dtype=np.float32)  # peak 100: bound 1e-2 at 1e-4
+    close = expected + np.array([[5e-3, -9e-3], [9e-3, 1e-3]], dtype=np.float32)
+    assert compare_tensor("y:0", "output", close, expected, 1e-4).passed
+    far = expected.copy()
+    far[1, 0] = -2.05
+    far[0, 0] = 0.52
+    diff = compare_tensor("y:0", "output", far, expected, 1e-4)
+    assert not diff.passed and diff.mismatched == 2
+    assert diff.worst.index == (1, 0) and diff.worst.expected == -2.0 and diff.worst.got == pytest.approx(-2.05)
+    assert diff.max_abs_diff == pytest.approx(0.05, rel=1e-3)
+    assert diff.max_rel_diff == pytest.approx(0.04, rel=1e-3)  # 0.02 / 0.5, relative to the element
+    assert "output 'y:0' differs from the reference: at index [1, 0] got -2.04999995, expected -2" in diff.describe()
+    assert "2 of 4 elements out of bounds" in diff.describe()
+
+
+@pytest.mark.parametrize("scale", [1e-12, 1.0, 1e6])
+def test_the_bound_follows_the_tensors_own_magnitude(scale):
+    # The same relative error passes or fails whatever the values' magnitude: a tensor of tiny
+    # activations (a random-weight network's last layers) is checked as closely as one of ones.
+    expected = (np.linspace(-1, 1, 11) * scale).astype(np.float32)
+    assert compare_tensor("t:0", "intermediate", expected * np.float32(1 + 5e-6), expected, 1e-4).passed
+    off = expected.copy()
+    off[3] += np.float32(2e-3 * scale)
+    diff = compare_tensor("t:0", "intermediate", off, expected, 1e-4)
+    assert not diff.passed and diff.worst.index == (3,)
+    zeros = np.zeros(4, np.float32)
+    assert compare_tensor("z:0", "intermediate", zeros.copy(), zeros, 1e-4).passed
+    assert not compare_tensor("z:0", "intermediate", zeros + np.float32(1e-30), zeros, 1e-4).passed
+
+
+def test_integers_must_be_equal_and_nan_equals_nan():
+    assert not compare_tensor("n:0", "output", np.array([1, 2, 4]), np.array([1, 2, 3]), 1.0).passed
+    assert compare_tensor("n:0", "output", np.array([1, 2, 3]), np.array([1, 2, 3]), 0.0).passed
+    nan = np.array([np.nan, 1.0, np.inf], dtype=np.float32)
+    assert compare_tensor("f:0", "output", nan.copy(), nan, 0.0).passed
+    assert not compare_tensor("f:0", "output", np.array([1.0, 1.0, np.inf], np.float32), nan, 0.5).passed
+    assert not compare_tensor("f:0", "output", np.array([np.nan, 1.0, -np.inf], np.float32), nan, 0.5).passed
+
+
+def test_shape_or_dtype_differences_fail_without_values():
+    shape = compare_tensor("t:0", "intermediate", np.zeros((2, 3), np.float32), np.zeros((3, 2), np.float32), 1.0)
+    assert not shape.passed and shape.problem == "shape [2, 3], expected [3, 2]"
+    dtype = compare_tensor("t:0", "output", np.zeros(3, np.float64), np.zeros(3, np.float32), 1.0)
+    assert not dtype.passed and "dtype float64, expected float32" in dtype.describe()
+    assert not compare_tensor("t:0", "output", None, np.zeros(3, np.float32), 1.0).passed
+
+
+# -- the C++ runner's plan -----------------------------------------------------------------------
+def runner_request(tmp_path: Path, target: str, *, image: ImageSpec | None, libraries=True) -> CppRunnerRequest:
+    out, tree = tmp_path / "out", tmp_path / "tree"
+    out.mkdir(parents=True, exist_ok=True)
+    tree.mkdir(parents=True, exist_ok=True)
+    if libraries:
+        for name in ("libtensorflow-core.a", "libprotobuf.a", "libnsync.a"):
+            (out / name).write_bytes(b"!<arch>\n")
+    work = out / "verify"
+    job = RunnerJob("run m.pb", work / "0-m.graph.pb", work / "0-m.inputs.tensors", work / "0-m.target.tensors",
+                    ("out:0", "mid:0"))
+    return CppRunnerRequest(get_target(target), out, tree, work, image, (job,))
+
+
+def test_cpp_runner_plan_in_the_container_links_the_archive_whole_and_runs_under_qemu(tmp_path):
+    image = ImageSpec("linux.Dockerfile", {"BASE_IMAGE": "tfbuild-base:bullseye"}, "tfbuild-toolchain:linux-x")
+    plan = plan_cpp_runner(runner_request(tmp_path, "linux-aarch64", image=image))
+    assert plan.image == image
+    assert {(str(m.target), m.source, m.read_only) for m in plan.mounts} == {
+        ("/src", tmp_path / "tree", True), ("/out", tmp_path / "out", False),
+    }
+    compile_step, run = plan.steps
+    assert compile_step.name == COMPILE_STEP
+    argv = compile_step.argv
+    assert argv[0] == "aarch64-linux-gnu-g++" and "-march=armv8-a" in argv
+    assert "-I/src/tensorflow/contrib/makefile/gen/proto" in argv and "-I/out/verify" in argv
+    link = argv[argv.index("-Wl,--whole-archive"):]
+    assert link[:4] == ("-Wl,--whole-archive", "/out/libtensorflow-core.a", "-Wl,--no-whole-archive", "/out/libprotobuf.a")
+    assert link[-4:] == ("-lpthread", "-ldl", "-lm", "-lz")
+    assert run.argv == (
+        "qemu-aarch64", "-L", "/usr/aarch64-linux-gnu", "/out/verify/runner-linux-aarch64",
+        "/out/verify/0-m.graph.pb", "/out/verify/0-m.inputs.tensors", "/out/verify/0-m.target.tensors",
+        "out:0", "mid:0",
+    )
+    assert run.workdir == PurePosixPath("/out/verify")
+    assert {generated.path.name for generated in plan.generated_files} == {"runner.cc", "tensor_file.h"}
+    assert "tensorflow::ReadBinaryProto" in plan.generated_files[0].content
+
+
+def test_cpp_runner_plan_on_this_machine_uses_host_paths_and_no_launcher(tmp_path):
+    plan = plan_cpp_runner(runner_request(tmp_path, "linux-x86_64", image=None))
+    assert plan.image is None and plan.mounts == ()
+    assert plan.steps[0].argv[0] == "g++"
+    assert f"-I{tmp_path / 'tree'}/tensorflow/contrib/makefile/downloads/eigen" in plan.steps[0].argv
+    assert plan.steps[1].argv[0] == str(tmp_path / "out" / "verify" / "runner-linux-x86_64")
+
+
+def test_cpp_runner_refuses_targets_it_cannot_run_and_missing_libraries(tmp_path):
+    with pytest.raises(ToolchainError, match="android-arm64"):
+        plan_cpp_runner(runner_request(tmp_path, "android-arm64", image=None))
+    with pytest.raises(InputFileError, match="libtensorflow-core.a"):
+        plan_cpp_runner(runner_request(tmp_path / "empty", "linux-x86_64", image=None, libraries=False))
+
+
+def test_every_target_that_runs_here_says_how():
+    for name in ("linux-x86_64", "linux-aarch64", "pi-armv7"):
+        assert get_target(name).run is not None
+    assert get_target("linux-x86_64").run.launcher == ()
+    assert get_target("pi-armv7").run.launcher == ("qemu-arm", "-L", "/usr/arm-linux-gnueabihf")
+    assert get_target("ios-arm64").run is None
+
+
+# -- what verify refuses before running anything -------------------------------------------------
+def write_manifest(out: Path, **fields) -> Path:
+    manifest = {"target": "linux-x86_64", "flavour": "makefile", "artifacts": [], "models": [],
+                "tensorflow": {"source": str(out)}, "toolchain": None, **fields}
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "manifest.json").write_text(json.dumps(manifest))
+    return out
+
+
+SHARED_LIB = [{"name": "libtfbuild_ops.so", "kind": "shared-lib"}]
+
+
+@pytest.mark.parametrize(
+    ("fields", "error", "message"),
+    [
+        ({"target": "android-arm64"}, ToolchainError, "android-arm64 has no way to run its programs here"),
+        ({"flavour": "bazel"}, ToolchainError, "Makefile and op-library builds; this one is bazel"),
+        ({"target": "pi-armv7", "flavour": "ops-library", "artifacts": [{"name": "libtfbuild_ops.a", "kind": "static-lib"}]},
+         ToolchainError, "static archive"),
+        ({"flavour": "ops-library", "artifacts": SHARED_LIB}, InputFileError, "no stock build of the op library"),
+        ({"target": "nowhere"}, ConfigError, "unknown target 'nowhere'"),
+        ({"flavour": "cmake"}, InputFileError, "not a manifest of tfbuild build"),
+    ],
+)
+def test_verify_refuses_what_it_cannot_run_before_running_anything(tmp_path, fields, error, message):
+    from tfbuild.build.verify.run import VerifyOptions, run_verify
+
+    out = write_manifest(tmp_path / "out", **fields)
+    with pytest.raises(error, match=message):
+        run_verify(VerifyOptions(out_dir=out, local=fields.get("local")))
+    assert not (out / "verify").exists()
+
+
+def test_verify_refuses_a_container_run_of_a_local_build(tmp_path):
+    from tfbuild.build.verify.run import VerifyOptions, run_verify
+
+    out = write_manifest(tmp_path / "out")
+    with pytest.raises(ConfigError, match="no toolchain container") as caught:
+        run_verify(VerifyOptions(out_dir=out, local=False))
+    assert caught.value.hint == "use --local"
+
+
+def test_verify_refuses_a_model_changed_since_the_build(tmp_path):
+    from tfbuild.build.verify.run import VerifyOptions, run_verify
+
+    model = tmp_path / "model.pbtxt"
+    model.write_text(MODEL.read_text() + "\n# edited\n")
+    out = write_manifest(
+        tmp_path / "out", flavour="ops-library", artifacts=SHARED_LIB,
+        models=[{"name": "model.pbtxt", "path": str(model), "sha256": hashlib.sha256(MODEL.read_bytes()).hexdigest()}],
+    )
+    (out / ".analysis").mkdir()
+    (out / ".analysis" / "libtfbuild_ops_host.so").write_bytes(b"\x7fELF")
+    with pytest.raises(InputFileError, match="changed since the build"):
+        run_verify(VerifyOptions(out_dir=out))
+
+
+# -- real runs: the example op library -------------------------------------------------------------
+def build_example(out: Path, sources_dir: Path) -> None:
+    sources = sorted(sources_dir.glob("*.cc"))
+    argv = ["build", "--target", "linux-x86_64", "--local", "--jobs", "2", "--out", str(out), "--model", str(MODEL)]
+    for source in sources:
+        argv += ["--op-source", str(source)]
+    done = tfbuild(*argv, cwd=out.parent)
+    assert done.returncode == 0, done.stdout + done.stderr[-3000:]
+
+
+def broken_copy(directory: Path, replacement: str) -> Path:
+    """The example's sources with ExampleScale's arithmetic replaced."""
+    shutil.copytree(EXAMPLE, directory)
+    functors = directory / FUNCTORS
+    text = functors.read_text()
+    assert SCALE_LINE in text
+    functors.write_text(text.replace(SCALE_LINE, replacement))
+    return directory
+
+
+@pytest.fixture(scope="module")
+def good_build(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("verify-good") / "out"
+    build_example(out, EXAMPLE)
+    return out
+
+
+def verify_section(out: Path) -> dict:
+    return json.loads((out / "manifest.json").read_text())["verify"]
+
+
+@pytest.mark.tensorflow
+@pytest.mark.compiler
+def test_verify_passes_on_the_example_op_library(good_build):
+    done = tfbuild("verify", "--out", str(good_build))
+    assert done.returncode == 0, done.stdout + done.stderr[-3000:]
+    assert "verify: passed, 4 tensor(s) compared" in done.stdout
+    record = verify_section(good_build)
+    assert record["passed"] is True and record["error"] is None and record["tolerance"] == 1e-4
+    assert str(good_build / ".analysis" / "libtfbuild_ops_host.so") in record["reference"]
+    assert "libtfbuild_ops.so" in record["runner"]
+    (model,) = record["models"]
+    assert model["path"] == str(MODEL)
+    assert [(feed["tensor"], feed["dtype"]) for feed in model["inputs"]] == [("x:0", "float32"), ("n:0", "int32")]
+    roles = {tensor["tensor"]: tensor["role"] for tensor in model["tensors"]}
+    assert roles == {"positives:0": "output", "n_scaled:0": "output", "scaled:0": "intermediate",
+                     "clipped:0": "intermediate"}
+    assert all(t["passed"] and t["max_abs_diff"] == 0 and t["mismatched"] == 0 for t in model["tensors"])
+    # What the runners saw: non-trivial inputs, and outputs that are the model's arithmetic on them.
+    work = good_build / "verify"
+    inputs = read_tensor_file(work / "0-model.inputs.tensors")
+    outputs = read_tensor_file(work / "0-model.target.tensors")
+    assert inputs["x:0"].any() and inputs["n:0"].any()
+    assert np.array_equal(outputs["n_scaled:0"], (inputs["n:0"] * 3.0).astype(np.int32))
+    assert outputs["positives:0"] == np.count_nonzero(np.clip(inputs["x:0"] * 2, -1, 3) > 0)
+
+
+@pytest.mark.tensorflow
+@pytest.mark.compiler
+def test_verify_fails_when_the_selective_build_computes_differently(tmp_path):
+    # ExampleScale adds 1 in the selective build only: what a stock build of the same sources
+    # (the default reference) cannot hide.
+    broken = "#ifdef SELECTIVE_REGISTRATION\n" + SCALE_LINE.replace(
+        "static_cast<T>(x * scale)", "static_cast<T>(x * scale) + static_cast<T>(1)"
+    ) + "\n#else\n" + SCALE_LINE + "\n#endif"
+    sources = broken_copy(tmp_path / "sources", broken)
+    out = tmp_path / "out"
+    build_example(out, sources)
+    done = tfbuild("verify", "--out", str(out))
+    assert done.returncode == VerificationError.exit_code == 8, done.stdout + done.stderr[-3000:]
+    message = " ".join(done.stderr.split())  # rich may wrap long lines
+    assert "error: model.pbtxt: output 'positives:0' differs from the reference: at index [] got" in message
+    assert "more tensor(s) differ" in message
+    record = verify_section(out)
+    assert record["passed"] is False
+    scaled = next(t for t in record["models"][0]["tensors"] if t["tensor"] == "n_scaled:0")
+    assert scaled["passed"] is False and scaled["max_abs_diff"] == 1.0 and scaled["mismatched"] == 16
+    assert scaled["worst"]["got"] == scaled["worst"]["expected"] + 1
+
+
+@pytest.mark.tensorflow
+@pytest.mark.compiler
+def test_broken_sources_fail_against_a_trusted_reference_library(tmp_path, good_build):
+    broken = SCALE_LINE.replace("x * scale", "x * (scale + 1.0f)")
+    sources = broken_copy(tmp_path / "sources", broken)
+    out = tmp_path / "out"
+    build_example(out, sources)
+    # The default reference is a stock build of the same (broken) sources: they agree, so the
+    # build is faithful to its sources, which is what that reference checks.
+    assert tfbuild("verify", "--out", str(out)).returncode == 0
+    trusted = good_build / ".analysis" / "libtfbuild_ops_host.so"
+    done = tfbuild("verify", "--out", str(out), "--reference-op-library", str(trusted))
+    assert done.returncode == 8, done.stdout + done.stderr[-3000:]
+    message = " ".join(done.stderr.split())
+    assert "output 'n_scaled:0' differs from the reference: at index [" in message
+    worst = next(t for t in verify_section(out)["models"][0]["tensors"] if t["tensor"] == "n_scaled:0")["worst"]
+    assert f"got {worst['got']}, expected {worst['expected']}" in message
+    assert worst["got"] == int(worst["expected"] / 3 * 4)  # x * 4 where the reference has x * 3
+
+
+@pytest.mark.tensorflow
+def test_verify_without_a_build_is_an_input_error(tmp_path):
+    done = tfbuild("verify", "--out", str(tmp_path))
+    assert done.returncode == 3 and "no manifest" in done.stderr
+
+
+# -- real runs: a Makefile build through the C++ runner ------------------------------------------
+@pytest.mark.docker
+@pytest.mark.tensorflow
+@pytest.mark.skipif(not os.environ.get("TFBUILD_REAL_BUILD"), reason="TFBUILD_REAL_BUILD names no real Makefile build")
+def test_verify_a_real_makefile_build_through_the_cpp_runner():
+    out = Path(os.environ["TFBUILD_REAL_BUILD"])
+    done = tfbuild("verify", "--out", str(out))
+    assert done.returncode == 0, done.stdout + done.stderr[-3000:]
+    record = verify_section(out)
+    assert record["passed"] and "C++ runner" in record["runner"]
+    tensors = record["models"][0]["tensors"]
+    assert sum(t["role"] == "intermediate" for t in tensors) >= 4
+    assert all(t["passed"] for t in tensors)

@@ -1,0 +1,46 @@
+"""``tfbuild report``: the size report of a finished build, as ``tfbuild build`` prints at its end.
+
+It reads the output directory's ``manifest.json`` and artifacts, compares them with a stock
+build (``--baseline OUT_DIR``, or the one recorded for the same tree, target and flavour), writes
+``report.md``, ``report.html`` and ``report.json`` there and prints the Markdown (``--json``: the
+JSON). matplotlib, which draws the HTML's charts, is imported only when the command runs.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+from rich.console import Console
+
+from tfbuild.cli import app, stderr
+
+_plain = Console(highlight=False, markup=False, soft_wrap=True)
+
+
+@app.command("report")
+def report_command(
+    out: Path = typer.Option(..., "--out", help="Output directory of a finished build (holds manifest.json)."),
+    baseline: Path | None = typer.Option(
+        None, "--baseline",
+        help="Output directory of the build to compare with (default: the stock build recorded for the "
+        "same tree commit, target and flavour; record one with tfbuild build --default-ops all).",
+    ),
+    as_json: bool = typer.Option(False, "--json", help="Print the report as JSON instead of Markdown."),
+    nm: str | None = typer.Option(
+        None, "--nm", help="nm program to read symbols with (default: one that reads the artifact's machine)."
+    ),
+) -> None:
+    """Print and write a build's size report: sizes against a stock build, bytes by kernel file and op."""
+    from tfbuild.build.report.write import write_size_report
+
+    written = write_size_report(out, baseline_dir=baseline, nm=nm)
+    if as_json:
+        typer.echo(written.json, nl=False)
+    else:
+        _plain.print(written.markdown, end="")
+    for path in written.files:
+        stderr.print(f"wrote {path}", markup=False)
+    key = written.report.build.key
+    if written.recorded is not None and key is not None:
+        stderr.print(f"recorded as the baseline of {key.describe()}: {written.recorded}", markup=False)

@@ -1,0 +1,81 @@
+"""``tfbuild verify``: run a finished build's models on what it made and compare with TensorFlow.
+
+The command turns its options into a :class:`~tfbuild.build.verify.run.VerifyOptions`, runs
+:func:`~tfbuild.build.verify.run.run_verify`, prints every tensor compared, and exits 8 through
+:func:`~tfbuild.build.verify.run.require_pass` when one differs (naming it, the element and
+both values). Tensor names come from model files: printed as plain text, never as markup.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+from rich.console import Console
+from rich.text import Text
+
+from tfbuild.cli import app
+
+
+@app.command("verify")
+def verify_command(
+    out: Path = typer.Option(..., "--out", help="The build's output directory (with its manifest.json)."),
+    model: list[Path] = typer.Option([], "--model", help="GraphDef to run (repeat; default: the build's models)."),
+    tolerance: float | None = typer.Option(
+        None, "--tolerance", min=0.0,
+        help="Floating-point bound: |got - expected| <= T * the tensor's largest |expected| (default 1e-4); "
+        "integers must be equal.",
+    ),
+    seed: int = typer.Option(0, "--seed", help="Seed of the generated inputs."),
+    input_shape: list[str] = typer.Option(
+        [], "--input-shape", help="NAME=D0,D1,... for a placeholder whose shape is open (repeat)."
+    ),
+    output: list[str] = typer.Option([], "--output", help="Tensor to compare as an output (default: the sinks)."),
+    intermediates: int | None = typer.Option(
+        None, "--intermediates", min=0, help="How many intermediate tensors to compare at most (default 12)."
+    ),
+    reference_op_library: Path | None = typer.Option(
+        None, "--reference-op-library",
+        help="Op library to run the reference with (default: the build's stock compile of the same sources).",
+    ),
+    local: bool | None = typer.Option(
+        None, "--local/--no-local", help="Compile and run the C++ runner here (default: where the build ran)."
+    ),
+    timeout: float | None = typer.Option(
+        None, "--timeout", min=0.0, help="Seconds the reference's runs, and the target's, may each take."
+    ),
+) -> None:
+    """Run the build's models on the built binary and on TensorFlow, and compare the tensors."""
+    from tfbuild.build.verify.probe import parse_input_shape
+    from tfbuild.build.verify.run import VerifyOptions, require_pass, run_verify
+
+    defaults = VerifyOptions(out_dir=out)
+    options = VerifyOptions(
+        out_dir=out,
+        models=tuple(model),
+        tolerance=defaults.tolerance if tolerance is None else tolerance,
+        seed=seed,
+        input_shapes=dict(parse_input_shape(text) for text in input_shape),
+        outputs=tuple(output),
+        max_intermediates=defaults.max_intermediates if intermediates is None else intermediates,
+        local=local,
+        reference_op_library=reference_op_library,
+        timeout=timeout,
+    )
+    console = Console(highlight=False, soft_wrap=True)
+    result = run_verify(options, console=console)
+    row = "{:<8} {:<12} {:<8} {:<14} {:>10} {:>9}  {}"
+    for verdict in result.models:
+        console.print(Text(f"{verdict.model}  ({result.target}, {result.flavour.value})", style="bold"))
+        console.print(Text(row.format("result", "role", "dtype", "shape", "max |diff|", "max rel", "tensor")))
+        for diff in verdict.diffs:
+            shape = "x".join(str(dim) for dim in diff.shape) or "scalar"
+            outcome = "ok" if diff.passed else (f"{diff.mismatched} off" if diff.problem is None else "differs")
+            figures = (f"{diff.max_abs_diff:.3g}", f"{diff.max_rel_diff:.3g}")
+            line = row.format(outcome, diff.role, diff.dtype, shape, *figures, diff.tensor)
+            console.print(Text(line + (f"  ({diff.problem})" if diff.problem else "")))
+    console.print(Text(f"reference: {result.reference}"))
+    console.print(Text(f"target:    {result.runner}"))
+    console.print(Text(f"tolerance: {result.tolerance:g}; recorded in {result.manifest} (verify)"))
+    require_pass(result)
+    console.print(Text(f"verify: passed, {sum(len(v.diffs) for v in result.models)} tensor(s) compared"))
