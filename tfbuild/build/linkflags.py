@@ -12,13 +12,13 @@ and, when it has one, its ``manifest.json`` (source tree, the app's own op libra
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from tfbuild import __version__
+from tfbuild.build.manifest import MANIFEST_NAME, read_manifest
 from tfbuild.errors import ConfigError, InputFileError
 from tfbuild.fileio import atomic_write_text
 from tfbuild.templating import render
@@ -31,7 +31,6 @@ SNIPPET_FILES: dict[Snippet, tuple[str, str]] = {
     "gradle": ("gradle.j2", "tensorflow.gradle"),
     "makefile": ("makefile.j2", "tensorflow.mk"),
 }
-MANIFEST_NAME = "manifest.json"
 
 HEADER_DIRS = (
     ".",
@@ -83,7 +82,7 @@ def link_inputs(profile: TargetProfile, artifacts_dir: Path, *, source: Path | N
     kernels register the same way), shared ones plainly.
     """
     artifacts_dir = Path(artifacts_dir).resolve()
-    manifest = _read_manifest(artifacts_dir / MANIFEST_NAME)
+    manifest = read_manifest(artifacts_dir) if (artifacts_dir / MANIFEST_NAME).is_file() else {}
     if manifest.get("target") not in (None, profile.name):
         raise InputFileError(
             f"{artifacts_dir / MANIFEST_NAME}: these artifacts were built for {manifest['target']}, not {profile.name}",
@@ -152,18 +151,6 @@ def _module_name(library: str) -> str:
     """ndk-build module name of an archive: ``libtensorflow-core.a`` -> ``tensorflow-core``."""
     stem = library.rsplit(".", 1)[0]
     return stem.removeprefix("lib") or stem
-
-
-def _read_manifest(path: Path) -> dict[str, Any]:
-    if not path.is_file():
-        return {}
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (ValueError, UnicodeDecodeError) as error:
-        raise InputFileError(f"{path}: not a valid manifest: {error}", hint="rebuild, or remove the file") from None
-    if not isinstance(data, dict):
-        raise InputFileError(f"{path}: not a valid manifest (not a JSON object)", hint="rebuild, or remove the file")
-    return data
 
 
 def _manifest_source(manifest: dict[str, Any]) -> str | None:

@@ -113,18 +113,10 @@ def hot_kernel_files(
     the data file's ``hot_ops``), sorted. Files are matched by kernel class, as the source edits
     match them (:mod:`tfbuild.tree.needs`); a need whose classes the tree does not register
     takes every CPU kernel file of its op."""
-    from tfbuild.tree.needs import is_cpu, squash
+    from tfbuild.tree.needs import need_registrations
 
     hot = set(size_profiles().hot_ops if hot_ops is None else hot_ops)
-    files: set[str] = set()
-    for need in needs:
-        if need.op not in hot:
-            continue
-        cpu = [r for r in index.registrations_for_op(need.op) if is_cpu(r.device)]
-        wanted = {squash(kernel_class) for kernel_class in need.kernel_classes}
-        matching = [r for r in cpu if squash(r.kernel_class) in wanted]
-        files.update(r.file for r in matching or cpu)
-    return tuple(sorted(files))
+    return tuple(sorted({r.file for need in needs if need.op in hot for r in need_registrations(need, index)}))
 
 
 def apply_size_profile(

@@ -27,7 +27,7 @@ from tfbuild.errors import InputFileError
 from tfbuild.model.analysis import analyze_loaded, is_valid_kernel_class, is_valid_op_name
 from tfbuild.model.formats import LoadedModel, ModelFormat, load_model
 from tfbuild.model.header import HeaderContents, parse_header
-from tfbuild.tree.kernel_index import KernelIndex
+from tfbuild.tree.kernel_index import KernelIndex, KernelRegistration
 from tfbuild.tree.op_def_index import build_op_defs
 
 KERNELS_DIR = "tensorflow/core/kernels"
@@ -161,13 +161,9 @@ def _needs_from_ops_lists(loaded: Sequence[LoadedModel]) -> tuple[KernelNeed, ..
 
 def resolve_needs(needs: Needs, index: KernelIndex, tree: Path) -> NeededSources:
     """Map every need to the tree files registering its kernels, their headers, and op files."""
-    cpu = [r for r in index.registrations if is_cpu(r.device)]
     resolutions = []
     for need in needs.ops:
-        of_op = [r for r in cpu if r.op == need.op]
-        wanted = {squash(k) for k in need.kernel_classes}
-        matching = [r for r in of_op if squash(r.kernel_class) in wanted]
-        chosen = matching or of_op
+        matching, chosen = _matching_registrations(need, index)
         resolutions.append(
             NeedResolution(
                 need=need,
@@ -186,6 +182,22 @@ def resolve_needs(needs: Needs, index: KernelIndex, tree: Path) -> NeededSources
         op_definition_files=tuple(sorted({f for files in definitions.values() for f in files})),
         unresolved_ops=tuple(r.need.op for r in resolutions if not r.files),
     )
+
+
+def need_registrations(need: KernelNeed, index: KernelIndex) -> tuple[KernelRegistration, ...]:
+    """The tree's CPU registrations a need resolves to: those of its kernel classes (compared
+    without spaces), or every CPU kernel of its op when the tree registers none of them."""
+    return _matching_registrations(need, index)[1]
+
+
+def _matching_registrations(
+    need: KernelNeed, index: KernelIndex
+) -> tuple[tuple[KernelRegistration, ...], tuple[KernelRegistration, ...]]:
+    """(the registrations of the need's classes, those chosen: the same, else all of its op's)."""
+    of_op = tuple(r for r in index.registrations_for_op(need.op) if is_cpu(r.device))
+    wanted = {squash(k) for k in need.kernel_classes}
+    matching = tuple(r for r in of_op if squash(r.kernel_class) in wanted)
+    return matching, matching or of_op
 
 
 def companion_sources(tree: Path, headers: Iterable[str]) -> tuple[str, ...]:

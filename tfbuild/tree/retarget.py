@@ -22,6 +22,7 @@ from pathlib import Path
 
 from tfbuild.model.analysis import Analysis, Problem
 from tfbuild.tree.kernel_index import KernelIndex, KernelRegistration, build_kernel_index
+from tfbuild.tree.needs import squash
 
 # Canonical names shared by TF dtype names ("float32", "DT_FLOAT") and C++ type names in
 # type constraints ("float", "Eigen::half", "::tensorflow::int32" -> "int32").
@@ -119,13 +120,13 @@ def retarget_ops_and_kernels(
     chosen_by_op: dict[str, list[KernelRegistration]] = {}
     for op, kernel_class in needed:
         if kernel_class:
-            named.setdefault(op, set()).add(_squash(kernel_class))
+            named.setdefault(op, set()).add(squash(kernel_class))
     for op in ops:
         registrations = index.registrations_for_op(op)
         if not registrations:
             missing.append(op)
             continue
-        spelled = {_squash(r.kernel_class): r.kernel_class for r in registrations}
+        spelled = {squash(r.kernel_class): r.kernel_class for r in registrations}
         if named.get(op) and named[op] <= spelled.keys():
             # The tree registers exactly the classes asked for: keep those, no more.
             pairs.update((op, spelled[squashed]) for squashed in named[op])
@@ -162,10 +163,10 @@ def _renamed_and_dropped(
     for op, kernel_class in needed:
         if not kernel_class:
             continue
-        key = (op, _squash(kernel_class))
+        key = (op, squash(kernel_class))
         if key in renamed or key in dropped:
             continue
-        registered = {_squash(r.kernel_class) for r in index.registrations_for_op(op)}
+        registered = {squash(r.kernel_class) for r in index.registrations_for_op(op)}
         if key[1] in registered:
             continue
         dtypes = class_dtypes(kernel_class)
@@ -191,17 +192,13 @@ def class_dtypes(kernel_class: str) -> set[str]:
     return {dtype for dtype in map(canonical_dtype, _IDENTIFIER.findall(arguments)) if dtype}
 
 
-def _squash(text: str) -> str:
-    return "".join(text.split())
-
-
 def unregistered_classes(kernel_classes: Iterable[str], index: KernelIndex) -> tuple[str, ...]:
     """The given classes no registration of the tree has, compared without spaces (as the
     header's ``isequal`` skips them); in the order given, each once."""
-    registered = {_squash(r.kernel_class) for r in index.registrations}
+    registered = {squash(r.kernel_class) for r in index.registrations}
     out: list[str] = []
     for kernel_class in kernel_classes:
-        if _squash(kernel_class) not in registered and kernel_class not in out:
+        if squash(kernel_class) not in registered and kernel_class not in out:
             out.append(kernel_class)
     return tuple(out)
 
