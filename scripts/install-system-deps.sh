@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Debian packages tfbuild's full test suite needs: compilers (host and cross), qemu-user for
-# running cross-built programs, debootstrap + docker.io for toolchain images, npm for Bazel,
-# chromium to render the size report's HTML page headless.
+# running cross-built programs, clang/lld/llvm 19 for the Android NDK stand-in
+# (../shared/android-ndk-mini, whose bin/ scripts run them), debootstrap + docker.io for
+# toolchain images, npm for Bazel, chromium to render the size report's HTML page headless.
 # Safe to run again; uses sudo when not root.
 set -euo pipefail
 SUDO=""
@@ -10,6 +11,7 @@ packages=(
   g++ make git ca-certificates
   g++-arm-linux-gnueabihf g++-aarch64-linux-gnu binutils-arm-linux-gnueabihf binutils-aarch64-linux-gnu
   qemu-user
+  clang-19 lld-19 llvm-19
   docker.io debootstrap
   chromium
 )

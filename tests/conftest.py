@@ -19,7 +19,7 @@ from tfbuild.cache import CACHE_DIR_ENV, cache_dir
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 # Fixtures that test modules share, defined beside the helpers that build their data.
-pytest_plugins = ["modelgen"]
+pytest_plugins = ["modelgen", "android_ndk"]
 
 
 def _docker_ready() -> str | None:
@@ -52,23 +52,32 @@ def _chromium_ready() -> str | None:
     return None if shutil.which("chromium") else "chromium not installed (apt-get install chromium)"
 
 
+def _android_ndk_ready() -> str | None:
+    from android_ndk import MINI_NDK_TOOLS
+
+    missing = [tool for tool in (*MINI_NDK_TOOLS, "qemu-aarch64", "qemu-arm") if shutil.which(tool) is None]
+    return f"missing {', '.join(missing)} (apt-get install clang-19 lld-19 llvm-19 qemu-user)" if missing else None
+
+
 _PROBES = {
     "docker": _docker_ready,
     "bazel": _bazel_ready,
     "cross": _cross_ready,
     "compiler": _compiler_ready,
     "chromium": _chromium_ready,
+    "android_ndk": _android_ndk_ready,
 }
 
 
 @pytest.fixture(scope="session")
 def _session_cache(tmp_path_factory) -> Path:
     """A tfbuild cache directory for the session. What the machine installed there (the npm
-    Bazel releases, the package records of the toolchain images CI built) is linked in; what the
-    tests write (kernel indexes of throwaway trees) stays out of the user's cache."""
+    Bazel releases, the package records of the toolchain images CI built, unpacked NDKs) is
+    linked in; what the tests write (kernel indexes of throwaway trees) stays out of the user's
+    cache."""
     private = tmp_path_factory.mktemp("tfbuild-cache")
     shared = cache_dir()
-    for installed in ("bazel", "images"):
+    for installed in ("bazel", "images", "ndk"):
         (shared / installed).mkdir(parents=True, exist_ok=True)
         (private / installed).symlink_to(shared / installed, target_is_directory=True)
     return private

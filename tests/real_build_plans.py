@@ -41,6 +41,7 @@ def prepare_tf1_tree(root: Path, android_dir: Path) -> Path:
     (``downloads/``, protobuf and nsync), so those steps are skipped as on an offline CI."""
     import subprocess
 
+    from android_dirs import make_ndk
     from treegen import make_tf1_tree
 
     from tfbuild.build.options import AndroidOptions
@@ -50,10 +51,10 @@ def prepare_tf1_tree(root: Path, android_dir: Path) -> Path:
 
     make_tf1_tree(root)
     (root / ".bazelversion").write_text(TREE_BAZEL_VERSION + "\n")
-    sdk, ndk = android_dir / "sdk", android_dir / "ndk"
-    for directory in (sdk / "platforms" / "android-23", sdk / "build-tools" / "26.0.1", ndk):
+    sdk = android_dir / "sdk"
+    for directory in (sdk / "platforms" / "android-23", sdk / "build-tools" / "26.0.1"):
         directory.mkdir(parents=True, exist_ok=True)
-    (ndk / "source.properties").write_text("Pkg.Desc = Android NDK\nPkg.Revision = 18.1.5063045\n")
+    ndk = make_ndk(android_dir / "ndk", revision="18.1.5063045")
     requirements = tree_requirements(read_tree_facts(root))
     repositories = resolve_android_repositories(
         AndroidOptions(sdk=sdk, ndk=ndk), requirements,

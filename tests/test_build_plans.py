@@ -222,8 +222,11 @@ def test_ios_plans_run_on_the_mac_itself(world):
 
 def test_android_makefile_refuses_an_ndk_without_gcc(world, tmp_path):
     r18 = make_ndk(tmp_path / "ndk18", revision="18.1.5063045")
-    with pytest.raises(ConfigError, match="NDK r18 no longer has"):
+    with pytest.raises(ConfigError, match=r"GCC toolchains \(toolchains/\*-4.9\), which Android NDK r18 "
+                                          r"\(18.1.5063045\) no longer has") as caught:
         plan_for(world, "android-arm64", "makefile", ndk=str(r18))
+    assert caught.value.one_line().startswith(f"{r18} (from --ndk): ")
+    assert "use NDK r17 or older" in caught.value.hint
 
 
 def test_android_needs_an_ndk(world):

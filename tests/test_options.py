@@ -117,8 +117,36 @@ def test_android_home_variables_are_a_fallback(tmp_path):
     env = {"TFBUILD_TARGET": "android-arm64", "ANDROID_NDK_HOME": "/opt/ndk-a", "ANDROID_HOME": "/opt/sdk-a"}
     options = resolve(env=env, cwd=tmp_path)
     assert (options.android.ndk, options.android.sdk) == (Path("/opt/ndk-a"), Path("/opt/sdk-a"))
+    assert (options.android.ndk_origin, options.android.sdk_origin) == ("$ANDROID_NDK_HOME", "$ANDROID_HOME")
     env["TFBUILD_ANDROID_NDK"] = "/opt/ndk-b"
     assert resolve(env=env, cwd=tmp_path).android.ndk == Path("/opt/ndk-b")
+
+
+@pytest.mark.parametrize(("flag", "in_config", "env", "found", "origin"), [
+    (None, False, {"ANDROID_NDK_ROOT": "/opt/root"}, "/opt/root", "$ANDROID_NDK_ROOT"),
+    (None, False, {"ANDROID_NDK_ROOT": "/opt/root", "ANDROID_NDK_HOME": "/opt/home"}, "/opt/home", "$ANDROID_NDK_HOME"),
+    (None, True, {"ANDROID_NDK_ROOT": "/opt/root", "ANDROID_NDK_HOME": "/opt/home"}, "ndk-from-config", "config"),
+    (None, True, {"ANDROID_NDK_HOME": "/opt/home", "TFBUILD_ANDROID_NDK": "/opt/tfbuild"}, "/opt/tfbuild",
+     "$TFBUILD_ANDROID_NDK"),
+    ("/opt/flag", True, {"ANDROID_NDK_HOME": "/opt/home", "TFBUILD_ANDROID_NDK": "/opt/tfbuild"}, "/opt/flag",
+     "--ndk"),
+])
+def test_the_ndk_comes_from_the_flag_the_file_then_the_android_variables(tmp_path, flag, in_config, env, found,
+                                                                          origin):
+    """--ndk, then tfbuild.toml (or tfbuild's own variable, which overrides the file as every
+    TFBUILD_* does), then ANDROID_NDK_HOME, then ANDROID_NDK_ROOT; each says where it came from."""
+    config = tmp_path / "tfbuild.toml"
+    config.write_text('[android]\nndk = "ndk-from-config"\n' if in_config else "")
+    options = resolve({"ndk": flag}, env={"TFBUILD_TARGET": "android-arm64", **env}, cwd=tmp_path).android
+    assert options.ndk == tmp_path / found  # an absolute path stays itself
+    assert options.ndk_origin == (f"{config}: [android] ndk" if origin == "config" else origin)
+
+
+def test_the_config_file_wins_over_the_sdk_variables_too(project):
+    (project / "tfbuild.toml").write_text(CONFIG + 'sdk = "sdk-from-config"\n')
+    options = resolve(env={"ANDROID_HOME": "/opt/sdk"}, cwd=project).android
+    assert (options.sdk, options.sdk_origin) == (project / "sdk-from-config", f"{project / 'tfbuild.toml'}: [android] sdk")
+    assert options.ndk_origin == f"{project / 'tfbuild.toml'}: [android] ndk"
 
 
 def test_tfbuild_config_variable_names_the_file(project, tmp_path):

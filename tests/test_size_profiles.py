@@ -87,8 +87,10 @@ def profiled_plan(world, target, flavour, profile, hot, tree="tf1", **cli):  # n
 
 
 def linker_flags(linker: str, *features: str) -> tuple[str, ...]:
+    """The flags of ``features`` for ``linker``, after the one that selects it (when any)."""
     flags = size_profiles().linkers[linker]
-    return tuple(flag for feature in features for flag in getattr(flags, feature))
+    given = tuple(flag for feature in features for flag in getattr(flags, feature))
+    return (*flags.select, *given) if given else ()
 
 
 # -- the data and the option --------------------------------------------------------------------
@@ -102,7 +104,8 @@ def test_the_profiles_and_their_order():
     assert not stock.adds_flags and stock.hot_files == () and stock.notes == ()
     balanced = apply_size_profile("balanced", linker="gold", hot_files=HOT)
     assert balanced.cflags == ("-O2", "-ffunction-sections", "-fdata-sections")
-    assert balanced.ldflags == ("-Wl,--gc-sections", "-Wl,--icf=all", "-s") and balanced.hot_files == ()
+    assert balanced.ldflags == ("-fuse-ld=gold", "-Wl,--gc-sections", "-Wl,--icf=all", "-s")
+    assert balanced.hot_files == ()
     small = apply_size_profile("small", linker="gold", hot_files=HOT)
     assert last_opt_level(small.cflags) == "-Os" and small.hot_cflags == ("-O2",) and small.hot_files == HOT
 
@@ -251,7 +254,7 @@ def test_the_manifest_records_the_profile(world, hot_files, tmp_path):  # noqa: 
     data = json.loads(manifest.to_json())["size_profile"]
     assert data["name"] == "small" and data["hot_files"] == list(HOT)
     assert data["cflags"] == ["-Os", "-ffunction-sections", "-fdata-sections"] and data["hot_cflags"] == ["-O2"]
-    assert data["ldflags"] == ["-Wl,--gc-sections", "-s"]
+    assert data["ldflags"] == ["-fuse-ld=gold", "-Wl,--gc-sections", "-Wl,--icf=all", "-s"]
 
 
 # -- the dry run: the hot files come from the build's own analysis and kernel index -------------
@@ -275,7 +278,7 @@ def test_the_dry_run_shows_the_profile_the_build_would_use(tf1_tree, model, tmp_
     assert "  size profile: small (" in text
     assert "    every object: -Os -ffunction-sections -fdata-sections\n" in text
     assert "".join(f"      {source}\n" for source in HOT) in text
-    assert "    link: -Wl,--gc-sections -s\n" in text
+    assert "    link: -fuse-ld=gold -Wl,--gc-sections -Wl,--icf=all -s\n" in text
     assert f"-f {tmp_path / 'out' / PROFILE_MAKEFILE}" in text
     assert not (tmp_path / "out").exists()  # planned, not written
 
@@ -421,6 +424,24 @@ def test_the_mk_wins_over_ldflags_and_cxxflags_given_on_makes_command_line(tf1_t
 
 
 @pytest.mark.compiler
+def test_a_new_profile_rebuilds_what_the_last_build_compiled_with_other_flags(tf1_tree, model, tmp_path, capsys):
+    """make rebuilds on changed sources and headers, never on a changed command line: a build
+    with new flags removes the objects an earlier build in the tree left, and one with the same
+    flags keeps them."""
+    out = tmp_path / "out"
+    assert main(build_argv(tf1_tree, model, out)) == 0, capsys.readouterr().err[-2000:]
+    assert main(build_argv(tf1_tree, model, out, "--size-profile", "small")) == 0, capsys.readouterr().err[-2000:]
+    log = (out / "linux-x86_64.build.log").read_text()
+    assert "the last build in this tree used other flags: removing" in log
+    compiles = [line for line in commands(log) if " -c tensorflow/" in line]
+    assert compiles and all("-ffunction-sections" in line for line in compiles)
+    assert main(build_argv(tf1_tree, model, out, "--size-profile", "small", "--jobs", "1")) == 0
+    log = (out / "linux-x86_64.build.log").read_text()
+    assert "same flags as the last build in this tree: its objects are kept" in log
+    assert not [line for line in commands(log) if " -c tensorflow/" in line]
+
+
+@pytest.mark.compiler
 def test_a_local_build_with_the_small_profile(tf1_tree, model, tmp_path, capsys):
     """A whole ``tfbuild build --local`` of the generated TF 1.x tree: the log shows each
     object's flags, the benchmark is stripped and still registers exactly the header's kernels
@@ -437,7 +458,7 @@ def test_a_local_build_with_the_small_profile(tf1_tree, model, tmp_path, capsys)
     }
     manifest = json.loads((out / "manifest.json").read_text())
     ldflags = manifest["size_profile"]["ldflags"]
-    assert ldflags == ["-Wl,--gc-sections", "-s"]
+    assert ldflags == ["-fuse-ld=gold", "-Wl,--gc-sections", "-Wl,--icf=all", "-s"]
     link = link_line(log)
     at = link.index("-Wl,--no-whole-archive")  # the Makefile's LDFLAGS for LINUX, then the .mk's
     assert link[at + 1: at + 1 + len(ldflags)] == ldflags

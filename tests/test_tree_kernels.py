@@ -160,6 +160,7 @@ def test_classes_the_tree_registers_are_neither_renamed_nor_dropped(index):
     ("BatchMatMulOp<CPUDevice, float, float, float, true>", {"float"}),
     ("BinaryOp<CPUDevice, functor::add<Eigen::half>>", {"half"}),
     ("ReductionOp<CPUDevice, float, int64, Eigen::internal::MinReducer<float>>", {"float", "int64"}),
+    ("BinaryOp<CPUDevice, functor::add<int32_t>>", {"int32"}),
     ("ConstantOp", set()),
 ])
 def test_class_dtypes(kernel_class, dtypes):

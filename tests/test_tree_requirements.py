@@ -21,6 +21,7 @@ from tfbuild.build.options import AndroidOptions
 from tfbuild.build.workspace import render_android_block, resolve_android_repositories, write_android_workspace
 from tfbuild.cli import main
 from tfbuild.errors import ConfigError, SourceTreeError
+from tfbuild.toolchain.targets import get_target
 from tfbuild.toolchain.tf_versions import ndk_majors_text, tree_requirements
 from tfbuild.tree.facts import default_ndk_api_level, read_tree_facts, supported_ndk_majors
 
@@ -104,18 +105,19 @@ def test_the_trees_ndk_list_wins_over_the_table(tf1, sdk, tmp_path):
     block = write_android_workspace(tf1, AndroidOptions(sdk=sdk, ndk=r18)).block
     assert f"accepts NDK r10-r18 ({CONFIGURE_NDKS})" in block
     r19 = make_ndk(tmp_path / "ndk19", revision="19.2.5345600")
-    with pytest.raises(ConfigError, match=r"NDK r19 \(19.2.5345600\) is not supported by TensorFlow 1.12.0") as caught:
+    with pytest.raises(ConfigError, match=r"NDK r19 \(19.2.5345600\) is too new for TensorFlow 1.12.0") as caught:
         write_android_workspace(tf1, AndroidOptions(sdk=sdk, ndk=r19))
-    assert caught.value.hint == f"TensorFlow 1.12.0 builds with NDK r10-r18 ({CONFIGURE_NDKS})"
+    assert caught.value.message.endswith(f"which builds with NDK r10-r18 ({CONFIGURE_NDKS})")
+    assert caught.value.hint.startswith("use an NDK r18 or older")
 
 
 def test_a_tree_without_a_list_falls_back_to_the_table_and_says_so(tf1, sdk, tmp_path):
     _without(tf1, "^_SUPPORTED_ANDROID_NDK_VERSIONS")
     r18 = make_ndk(tmp_path / "ndk18", revision="18.1.5063045")
-    with pytest.raises(ConfigError, match="NDK r18 .* is not supported by TensorFlow 1.12.0") as caught:
+    with pytest.raises(ConfigError, match="NDK r18 .* is too new for TensorFlow 1.12.0") as caught:
         write_android_workspace(tf1, AndroidOptions(sdk=sdk, ndk=r18))
-    assert caught.value.hint == (
-        f"TensorFlow 1.12.0 builds with NDK r10-r15 ({TABLE}, TensorFlow 1.6 entry; "
+    assert caught.value.message.endswith(
+        f"which builds with NDK r10-r15 ({TABLE}, TensorFlow 1.6 entry; "
         "configure.py has no _SUPPORTED_ANDROID_NDK_VERSIONS)"
     )
 
@@ -151,7 +153,8 @@ def test_the_trees_default_ndk_api_level_is_used_and_raised_for_64_bit(tf1, sdk,
     requirements = tree_requirements(read_tree_facts(tf1))
     armv7 = resolve_android_repositories(AndroidOptions(sdk=sdk, ndk=ndk), requirements)
     assert (armv7.ndk_api_level, armv7.ndk_api_level_source) == (18, f"default, {CONFIGURE_LEVEL}")
-    arm64 = resolve_android_repositories(AndroidOptions(sdk=sdk, ndk=ndk), requirements, is_64bit=True)
+    arm64 = resolve_android_repositories(AndroidOptions(sdk=sdk, ndk=ndk), requirements,
+                                         target=get_target("android-arm64"))
     assert arm64.ndk_api_level == 21
     assert arm64.ndk_api_level_source == f"raised from the default 18 ({CONFIGURE_LEVEL}) for a 64-bit target"
     block = render_android_block(arm64, requirements)
@@ -163,8 +166,10 @@ def test_the_trees_default_ndk_api_level_is_used_and_raised_for_64_bit(tf1, sdk,
 
 def test_a_default_level_the_ndk_lacks_names_where_the_default_came_from(tf1, sdk, tmp_path):
     ndk = make_ndk(tmp_path / "ndk", revision="17.2.4988734", api_levels=(16, 21))
-    with pytest.raises(ConfigError, match=rf"NDK API level 18 is not in this NDK \(default, {CONFIGURE_LEVEL}\)"):
+    with pytest.raises(ConfigError, match=r"has API levels 16, 21 \(platforms/android-N\); the WORKSPACE's "
+                       rf"android_ndk_repository builds for API level 18 \(default, {CONFIGURE_LEVEL}\)") as caught:
         write_android_workspace(tf1, AndroidOptions(sdk=sdk, ndk=ndk))
+    assert caught.value.hint == "use an NDK that has API level 18, or pass --ndk-api-level 16"
 
 
 # -- tfbuild source --------------------------------------------------------------------------------

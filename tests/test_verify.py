@@ -147,6 +147,39 @@ def test_probe_takes_the_users_shapes_and_outputs(probe_graph):
 
 
 @pytest.mark.tensorflow
+def test_probe_compares_only_what_a_session_can_fetch_around_tf1_control_flow(tmp_path):
+    """Tensors inside a while loop's frame or on a cond branch cannot be fetched after a run;
+    the probe leaves them out, and TensorFlow fetches every tensor it keeps."""
+    import importlib.util
+
+    import tensorflow as tf
+
+    from tfbuild.build.verify.probe import plan_probe
+    from tfbuild.model.formats import load_model
+
+    script = Path(__file__).resolve().parent.parent / "scripts" / "make_control_flow_model.py"
+    spec = importlib.util.spec_from_file_location("make_control_flow_model", script)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    path = tmp_path / "control_flow.pb"
+    module.main(path)
+    graph_def = load_model(path).graph_defs[0]
+    probe = plan_probe(graph_def, where=str(path))
+    kept = {name.split(":")[0] for name in probe.intermediates}
+    assert kept, "the probe keeps the tensors outside the loop and the cond"
+    assert not any(name.startswith(("while/", "cond/")) for name in kept), kept
+    assert "Sum" in kept  # after the loop's Exit: fetchable again
+
+    graph = tf.Graph()
+    with graph.as_default():
+        tf.compat.v1.import_graph_def(graph_def, name="")
+    feeds = make_inputs(probe.feeds, seed=0)
+    with tf.compat.v1.Session(graph=graph) as session:
+        results = session.run([*probe.outputs, *probe.intermediates], feed_dict=feeds)
+    assert len(results) == len(probe.outputs) + len(probe.intermediates)
+
+
+@pytest.mark.tensorflow
 def test_a_placeholder_of_unknown_rank_needs_a_shape(tmp_path):
     from tfbuild.build.verify.probe import plan_probe
     from tfbuild.model.formats import load_model
@@ -347,6 +380,16 @@ def test_cpp_runner_plan_on_this_machine_uses_host_paths_and_no_launcher(tmp_pat
     assert plan.steps[0].argv[0] == "g++"
     assert f"-I{tmp_path / 'tree'}/tensorflow/contrib/makefile/downloads/eigen" in plan.steps[0].argv
     assert plan.steps[1].argv[0] == str(tmp_path / "out" / "verify" / "runner-linux-x86_64")
+
+
+def test_cpp_runner_links_with_the_builds_size_profile_flags_as_an_app_would(tmp_path):
+    request = runner_request(tmp_path, "linux-x86_64", image=None)
+    ldflags = ["-fuse-ld=gold", "-Wl,--gc-sections", "-Wl,--icf=all", "-s"]
+    manifest = {"target": "linux-x86_64", "size_profile": {"name": "small", "ldflags": ldflags}}
+    (tmp_path / "out" / "manifest.json").write_text(json.dumps(manifest))
+    argv = plan_cpp_runner(request).steps[0].argv
+    assert argv[-len(ldflags):] == tuple(ldflags)
+    assert argv.index("-Wl,--whole-archive") < argv.index("-Wl,--gc-sections")
 
 
 def test_cpp_runner_refuses_targets_it_cannot_run_and_missing_libraries(tmp_path):

@@ -78,6 +78,17 @@ class StepFailed(BuildError):
         self.tail = tail
 
 
+def _write_if_changed(path: Path, content: str) -> None:
+    """Write a generated file unless it already holds ``content``: its mtime is what make and
+    Bazel see, so an unchanged header must not make every kernel file look out of date."""
+    try:
+        if path.read_text(encoding="utf-8") == content:
+            return
+    except (OSError, UnicodeDecodeError):
+        pass
+    atomic_write_text(path, content)
+
+
 def describe_exit(code: int) -> str:
     """A step's exit status as a message quotes it: ``exit code 127 (command not found)``."""
     if code < 0:  # a local process ended by a signal
@@ -106,7 +117,7 @@ def execute_plan(
     """
     plan.output_dir.mkdir(parents=True, exist_ok=True)
     for generated in plan.generated_files:
-        atomic_write_text(generated.path, generated.content)
+        _write_if_changed(generated.path, generated.content)
     log_path = plan.output_dir / f"{_safe_name(plan.target)}.build.log"
     with ExitStack() as stack:
         log = stack.enter_context(_BuildLog(log_path))

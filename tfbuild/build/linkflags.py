@@ -7,7 +7,13 @@ protobuf/nsync archives, system libraries and (Android) C++ runtime must match t
 target profile's ``[link]`` table says what to link; the templates under
 ``templates/linkflags/`` say how, for the build systems that fit the target's platform (Xcode
 ``.xcconfig``, CMake, ndk-build, Gradle, plain Make). Paths come from the artifacts directory
-and, when it has one, its ``manifest.json`` (source tree, the app's own op libraries).
+and, when it has one, its ``manifest.json`` (source tree, the app's own op libraries, and the
+size profile's link flags: the archive's objects were compiled one section per function for
+the app's own link to collect, fold and strip).
+
+A shared library the app links (JNI, a plugin) can also export only what its users call
+(:mod:`tfbuild.build.exports`): the export file is written beside the snippets, which add the
+flag that uses it to shared-library links only.
 """
 
 from __future__ import annotations
@@ -18,11 +24,12 @@ from pathlib import Path
 from typing import Any
 
 from tfbuild import __version__
+from tfbuild.build.exports import ExportFile, ExportList, render_export_file
 from tfbuild.build.manifest import MANIFEST_NAME, read_manifest
 from tfbuild.errors import ConfigError, InputFileError
 from tfbuild.fileio import atomic_write_text
 from tfbuild.templating import render
-from tfbuild.toolchain.targets import Snippet, TargetProfile
+from tfbuild.toolchain.targets import Linker, Snippet, TargetProfile
 
 SNIPPET_FILES: dict[Snippet, tuple[str, str]] = {
     "xcconfig": ("xcconfig.j2", "tensorflow.xcconfig"),
@@ -54,6 +61,7 @@ _UNSAFE: dict[Snippet, re.Pattern[str]] = {
     "gradle": re.compile(r'["\n$\\]'),
     "makefile": re.compile(r"[\s$#\\]"),
 }
+_UNSAFE_FLAG = re.compile(r"[\s\"'$#;\\]")  # a link flag goes unquoted into every syntax
 
 
 @dataclass(frozen=True)
@@ -64,22 +72,61 @@ class LinkSnippet:
 
 
 @dataclass(frozen=True)
+class SharedLibraryExports:
+    """The export file a shared library links with, and where it is written (beside the snippets)."""
+
+    file: ExportFile
+    path: Path
+
+    @property
+    def link_flag(self) -> str:
+        return self.file.link_flag(self.path)
+
+
+@dataclass(frozen=True)
 class LinkInputs:
     """What the snippets refer to: the libraries (by file name) in ``lib_dir``, the tree whose
-    headers an app compiles against, and which libraries are there."""
+    headers an app compiles against, which libraries are there, the link flags of the size
+    profile the build used, and the export file of a shared library, if one was asked for."""
 
     lib_dir: Path
     tensorflow_root: str
     whole_archive: tuple[str, ...]
     libs: tuple[str, ...]
     missing: tuple[str, ...]  # libraries the profile names that lib_dir does not have (yet)
+    ldflags: tuple[str, ...] = ()
+    """The size profile's link flags as the build recorded them (manifest ``size_profile.ldflags``)."""
+    size_profile: str | None = None
+    exports: SharedLibraryExports | None = None
+
+    @property
+    def shared_ldflags(self) -> tuple[str, ...]:
+        """What a shared library's link adds: the flag that uses the export file."""
+        return (self.exports.link_flag,) if self.exports is not None else ()
 
 
-def link_inputs(profile: TargetProfile, artifacts_dir: Path, *, source: Path | None = None) -> LinkInputs:
+def app_linker(profile: TargetProfile) -> Linker:
+    """The linker an app's link uses on ``profile``'s platform, as its flavours name it: the
+    Makefile flavour's (whose archives apps link), else Bazel's, else the op library's."""
+    for flavour in (profile.makefile, profile.bazel, profile.ops_library):
+        if flavour is not None:
+            return flavour.linker
+    raise AssertionError(f"{profile.name} has no flavour")  # a profile without one does not load
+
+
+def link_inputs(
+    profile: TargetProfile,
+    artifacts_dir: Path,
+    *,
+    source: Path | None = None,
+    exports: ExportList | None = None,
+    out_dir: Path | None = None,
+) -> LinkInputs:
     """Gather the libraries for ``profile`` from ``artifacts_dir`` and its manifest, if any.
 
     An app's own op libraries listed in the manifest are linked too: static ones whole (their
-    kernels register the same way), shared ones plainly.
+    kernels register the same way), shared ones plainly. ``exports`` is rendered for the
+    profile's :func:`app_linker`, to be written to ``out_dir`` (default: ``artifacts_dir``).
     """
     artifacts_dir = Path(artifacts_dir).resolve()
     manifest = read_manifest(artifacts_dir) if (artifacts_dir / MANIFEST_NAME).is_file() else {}
@@ -98,12 +145,20 @@ def link_inputs(profile: TargetProfile, artifacts_dir: Path, *, source: Path | N
             known.add(name)
     root = source or _manifest_source(manifest)
     missing = tuple(name for name in (*whole, *libs) if not (artifacts_dir / name).is_file())
+    size_profile, ldflags = _manifest_size_profile(manifest, artifacts_dir / MANIFEST_NAME)
+    placed = None
+    if exports is not None:
+        export_file = render_export_file(exports, app_linker(profile))
+        placed = SharedLibraryExports(export_file, Path(out_dir or artifacts_dir).resolve() / export_file.file_name)
     return LinkInputs(
         lib_dir=artifacts_dir,
         tensorflow_root=str(Path(root).resolve()) if root else UNKNOWN_ROOT,
         whole_archive=tuple(whole),
         libs=tuple(libs),
         missing=missing,
+        ldflags=ldflags,
+        size_profile=size_profile,
+        exports=placed,
     )
 
 
@@ -122,6 +177,10 @@ def render_link_snippets(profile: TargetProfile, inputs: LinkInputs) -> tuple[Li
         "system_libs": profile.link.system_libs,
         "frameworks": profile.link.frameworks,
         "stl": profile.link.stl,
+        "ldflags": inputs.ldflags,
+        "size_profile": inputs.size_profile,
+        "shared_ldflags": inputs.shared_ldflags,
+        "export_file": str(inputs.exports.path) if inputs.exports is not None else None,
         "whole_archive_modules": tuple(_module_name(lib) for lib in inputs.whole_archive),
         "lib_modules": tuple(_module_name(lib) for lib in inputs.libs),
         "prebuilts": tuple(
@@ -130,11 +189,20 @@ def render_link_snippets(profile: TargetProfile, inputs: LinkInputs) -> tuple[Li
             if lib.endswith(".a")
         ),
     }
+    for flag in inputs.ldflags:
+        if not flag or _UNSAFE_FLAG.search(flag):
+            raise InputFileError(
+                f"{inputs.lib_dir / MANIFEST_NAME}: the link flag {flag!r} cannot be written into a snippet",
+                hint="rebuild: tfbuild records flags without spaces, quotes, '$', '#', ';' or backslashes",
+            )
+    written = [("library directory", str(inputs.lib_dir)), ("TensorFlow tree", inputs.tensorflow_root)]
+    if inputs.exports is not None:
+        written.append(("export file", str(inputs.exports.path)))
     snippets = []
     for kind in profile.link.snippets:
         template, file_name = SNIPPET_FILES[kind]
-        for label, path in (("library directory", inputs.lib_dir), ("TensorFlow tree", inputs.tensorflow_root)):
-            if _UNSAFE[kind].search(str(path)):
+        for label, path in written:
+            if _UNSAFE[kind].search(path):
                 raise ConfigError(
                     f"{path}: this {label} path cannot be written into a {file_name} snippet",
                     hint="use a path without spaces, quotes, '$', '#', ';' or backslashes",
@@ -147,10 +215,29 @@ def write_link_snippets(snippets: tuple[LinkSnippet, ...], out_dir: Path) -> tup
     return tuple(atomic_write_text(Path(out_dir) / snippet.file_name, snippet.text) for snippet in snippets)
 
 
+def write_export_file(inputs: LinkInputs) -> Path | None:
+    """Write the export file the snippets name, if one was asked for."""
+    if inputs.exports is None:
+        return None
+    return atomic_write_text(inputs.exports.path, inputs.exports.file.text)
+
+
 def _module_name(library: str) -> str:
     """ndk-build module name of an archive: ``libtensorflow-core.a`` -> ``tensorflow-core``."""
     stem = library.rsplit(".", 1)[0]
     return stem.removeprefix("lib") or stem
+
+
+def _manifest_size_profile(manifest: dict[str, Any], path: Path) -> tuple[str | None, tuple[str, ...]]:
+    """The size profile the build used and its link flags, from the manifest (none without one)."""
+    record = manifest.get("size_profile")
+    if record is None:
+        return None, ()
+    name = record.get("name") if isinstance(record, dict) else None
+    ldflags = record.get("ldflags", []) if isinstance(record, dict) else None
+    if not isinstance(name, str) or not isinstance(ldflags, list) or not all(isinstance(f, str) for f in ldflags):
+        raise InputFileError(f"{path}: not a valid manifest (size_profile)", hint="rebuild")
+    return name, tuple(ldflags)
 
 
 def _manifest_source(manifest: dict[str, Any]) -> str | None:

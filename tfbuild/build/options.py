@@ -8,6 +8,12 @@ frozen values; the CLI only collects the flags the user gave. Every option has o
 ``tfbuild.toml`` is read into :class:`ConfigFile` (every key of it is an OPTIONS row): unknown
 keys are errors with a "did you mean", wrong types name the key; relative paths in it are
 relative to that file, elsewhere to the working directory.
+
+Variables that other tools read too (``ANDROID_NDK_HOME``, then ``ANDROID_NDK_ROOT``;
+``ANDROID_SDK_HOME``, ``ANDROID_HOME``) are a row's fallback, below ``tfbuild.toml``: a project's
+file wins over whatever NDK a shell happens to export, while tfbuild's own variables
+(``TFBUILD_ANDROID_NDK``) override the file as every ``TFBUILD_*`` does. The NDK and SDK paths
+keep where they came from (:attr:`AndroidOptions.ndk_origin`), for messages and the dry run.
 """
 
 from __future__ import annotations
@@ -44,6 +50,10 @@ class AndroidOptions:
     api_level: int | None = None
     build_tools: str | None = None
     ndk_api_level: int | None = None
+    sdk_origin: str | None = None
+    """Where ``sdk`` was set, as messages name it: ``--sdk``, ``$ANDROID_HOME``, ``<file>: [android] sdk``."""
+    ndk_origin: str | None = None
+    """Where ``ndk`` was set: ``--ndk``, ``$ANDROID_NDK_HOME``, ``<file>: [android] ndk``."""
 
 
 @dataclass(frozen=True)
@@ -106,12 +116,23 @@ class HeaderTable:
 
 
 @dataclass(frozen=True)
+class AndroidTable:
+    """``[android]`` of tfbuild.toml as written."""
+
+    sdk: Path | None = None
+    ndk: Path | None = None
+    api_level: int | None = None
+    build_tools: str | None = None
+    ndk_api_level: int | None = None
+
+
+@dataclass(frozen=True)
 class ConfigFile:
     """A ``tfbuild.toml``; a key left out is None (not set there)."""
 
     build: BuildTable = field(default_factory=BuildTable)
     header: HeaderTable = field(default_factory=HeaderTable)
-    android: AndroidOptions = field(default_factory=AndroidOptions)  # [android] as written: the same fields
+    android: AndroidTable = field(default_factory=AndroidTable)
 
     def value(self, spec: OptionSpec) -> Any:
         """What the file sets option ``spec`` to, or None."""
@@ -123,13 +144,16 @@ class ConfigFile:
 @dataclass(frozen=True)
 class OptionSpec:
     """One option: its name (as the CLI passes it), its ``[section] key`` in tfbuild.toml, the
-    environment variables that may set it (first present wins) and how to read a value."""
+    environment variables that may set it (first present wins) and how to read a value.
+    ``fallback_env`` are variables other tools set too: read, in order, only when neither
+    tfbuild.toml nor ``env`` sets the option."""
 
     name: str
     section: str | None
     key: str | None
     env: tuple[str, ...]
     kind: str  # a key of _PARSERS: str, path, paths, bool, int, seconds, words, choice (a flavour), ...
+    fallback_env: tuple[str, ...] = ()
 
 
 OPTIONS: tuple[OptionSpec, ...] = (
@@ -151,8 +175,8 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec("size_profile", "build", "size_profile", ("TFBUILD_SIZE_PROFILE",), "size_profile"),
     OptionSpec("default_ops", "header", "default_ops", ("TFBUILD_DEFAULT_OPS",), "default_ops"),
     OptionSpec("granularity", "header", "granularity", ("TFBUILD_HEADER_GRANULARITY",), "granularity"),
-    OptionSpec("sdk", "android", "sdk", ("TFBUILD_ANDROID_SDK", "ANDROID_SDK_HOME", "ANDROID_HOME"), "path"),
-    OptionSpec("ndk", "android", "ndk", ("TFBUILD_ANDROID_NDK", "ANDROID_NDK_HOME"), "path"),
+    OptionSpec("sdk", "android", "sdk", ("TFBUILD_ANDROID_SDK",), "path", ("ANDROID_SDK_HOME", "ANDROID_HOME")),
+    OptionSpec("ndk", "android", "ndk", ("TFBUILD_ANDROID_NDK",), "path", ("ANDROID_NDK_HOME", "ANDROID_NDK_ROOT")),
     OptionSpec("api_level", "android", "api_level", ("TFBUILD_ANDROID_API_LEVEL",), "int"),
     OptionSpec("build_tools", "android", "build_tools", ("TFBUILD_ANDROID_BUILD_TOOLS",), "str"),
     OptionSpec("ndk_api_level", "android", "ndk_api_level", ("TFBUILD_ANDROID_NDK_API_LEVEL",), "int"),
@@ -168,7 +192,8 @@ def resolve_build_options(
     config_file: Path | None = None,
     require_target: bool = True,
 ) -> BuildOptions:
-    """Resolve every option: defaults < ``tfbuild.toml`` < ``environ`` < ``cli``.
+    """Resolve every option: defaults < ``tfbuild.toml`` < ``environ`` < ``cli`` (other tools'
+    variables, an option's ``fallback_env``, rank below ``tfbuild.toml``).
 
     ``cli`` maps option names (:data:`OPTIONS`) to what the user gave; None means "not given".
     The config file is ``config_file``, else ``$TFBUILD_CONFIG``, else ``cwd/tfbuild.toml`` when
@@ -180,19 +205,22 @@ def resolve_build_options(
         raise ValueError(f"not an option: {sorted(unknown)}")  # a tfbuild bug, not user input
     cwd = Path(cwd).resolve()
     config_path = _config_path(config_file, environ, cwd)
-    values = _from_config(config_path) if config_path is not None else {}
+    values, origins = _from_config(config_path) if config_path is not None else ({}, {})
     for spec in OPTIONS:
-        for variable in spec.env:
-            if environ.get(variable, "") != "":
-                values[spec.name] = _parse(spec, environ[variable], f"${variable}", base=cwd)
-                break
+        layers = (spec.env,) if spec.name in values else (spec.fallback_env, spec.env)
+        for variables in layers:
+            variable = next((name for name in variables if environ.get(name, "") != ""), None)
+            if variable is not None:
+                origins[spec.name] = f"${variable}"
+                values[spec.name] = _parse(spec, environ[variable], origins[spec.name], base=cwd)
         if cli.get(spec.name) is not None:
-            values[spec.name] = _parse(spec, cli[spec.name], _flag(spec.name), base=cwd)
-    return _build_options(values, cwd=cwd, config_path=config_path, require_target=require_target)
+            origins[spec.name] = _flag(spec.name)
+            values[spec.name] = _parse(spec, cli[spec.name], origins[spec.name], base=cwd)
+    return _build_options(values, origins, cwd=cwd, config_path=config_path, require_target=require_target)
 
 
 def _build_options(
-    values: dict[str, Any], *, cwd: Path, config_path: Path | None, require_target: bool
+    values: dict[str, Any], origins: dict[str, str], *, cwd: Path, config_path: Path | None, require_target: bool
 ) -> BuildOptions:
     target = values.get("target")
     if target is None:
@@ -228,21 +256,25 @@ def _build_options(
             api_level=values.get("api_level"),
             build_tools=values.get("build_tools"),
             ndk_api_level=values.get("ndk_api_level"),
+            sdk_origin=origins.get("sdk"),
+            ndk_origin=origins.get("ndk"),
         ),
         config_file=config_path,
     )
 
 
-def _from_config(path: Path) -> dict[str, Any]:
-    """The options ``path`` sets: their types checked against :class:`ConfigFile`, their values
-    as those of every other layer; relative paths are relative to the file."""
+def _from_config(path: Path) -> tuple[dict[str, Any], dict[str, str]]:
+    """The options ``path`` sets, and where (``<file>: [section] key``): their types checked
+    against :class:`ConfigFile`, their values as those of every other layer; relative paths
+    are relative to the file."""
     config = read_toml(ConfigFile, path)
-    values = {}
+    values, origins = {}, {}
     for spec in OPTIONS:
         value = config.value(spec)
         if value is not None:
-            values[spec.name] = _parse(spec, value, f"{path}: [{spec.section}] {spec.key}", base=path.parent)
-    return values
+            origins[spec.name] = f"{path}: [{spec.section}] {spec.key}"
+            values[spec.name] = _parse(spec, value, origins[spec.name], base=path.parent)
+    return values, origins
 
 
 def _config_path(explicit: Path | None, environ: Mapping[str, str], cwd: Path) -> Path | None:

@@ -98,8 +98,9 @@ def _step(step: Step) -> _StepView:
 
 
 def normalize(text: str, replacements: Mapping[str, str]) -> str:
-    """``text`` with machine-specific strings replaced (longest first) and image digests masked,
-    for comparing plans made on different machines or days."""
+    """``text`` with machine-specific strings replaced (longest first) and image and flag digests
+    masked (a flag digest covers paths), for comparing plans made on different machines or days."""
     for old in sorted(replacements, key=len, reverse=True):
         text = text.replace(old, replacements[old])
+    text = re.sub(r"(tfbuild-build-flags\.sha256 )[0-9a-f]{64}\b", r"\1<flags-digest>", text)
     return re.sub(r"(tfbuild-toolchain:[a-z0-9_.-]+?-)[0-9a-f]{16}\b", r"\1<digest>", text)

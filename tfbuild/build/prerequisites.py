@@ -11,8 +11,9 @@ leave a changed tree behind for nothing, so everything the plan will need is che
   the tree's scripts) and the compilers the Makefile is told to use (``CXX=``, ``CC_PREFIX=``,
   ``MAKEFLAGS=CC=``), or its own default ``gcc``;
 - the programs that run on this machine before the plan (an op library's host compile);
-- the Android NDK and SDK where the target needs them (planning already refused a missing one;
-  they are listed so the dry run shows what the build will use);
+- the Android NDK and SDK where the target needs them (planning already refused a missing or
+  unfit one; they are listed so the dry run shows what the build will use and where its path
+  was given);
 - a clean tree on the right branch, when the build will commit there.
 
 :func:`check_prerequisites` returns every outcome as data (``--dry-run`` prints them all);
@@ -33,6 +34,7 @@ from tfbuild.build.options import BuildOptions
 from tfbuild.build.plan import BuildPlan, ImageSpec, Step
 from tfbuild.errors import ConfigError, SourceTreeError, TfbuildError, ToolchainError
 from tfbuild.flavour import Flavour
+from tfbuild.toolchain.android_ndk import FIND_HINT, inspect_ndk
 from tfbuild.toolchain.targets import TargetProfile
 from tfbuild.tree.work_branch import WORK_BRANCH, check_can_commit
 
@@ -225,19 +227,31 @@ def _program(program: str, needed_by: str, env: Mapping[str, str], *, workdir: P
 
 
 def _android_dirs(plan: BuildPlan, profile: TargetProfile, options: BuildOptions) -> list[Prerequisite]:
-    """The NDK and SDK directories the plan uses (planning refused missing ones)."""
+    """The NDK (what it is, and where its path was given) and SDK directories the plan uses
+    (planning refused missing ones)."""
+    android = options.android
     found = []
-    wanted = [("Android NDK", "--ndk", options.android.ndk)] if "ndk" in profile.requires else []
+    if "ndk" in profile.requires:
+        found.append(_android_ndk(android.ndk, android.ndk_origin or "--ndk"))
     bazel = profile.bazel
     if plan.flavour == Flavour.BAZEL and bazel is not None and bazel.needs_android_workspace:
-        wanted.append(("Android SDK", "--sdk", options.android.sdk))
-    for what, flag, path in wanted:
-        if path is not None and path.is_dir():
-            found.append(Prerequisite(what, str(path)))
+        sdk, origin = android.sdk, android.sdk_origin or "--sdk"
+        if sdk is not None and sdk.is_dir():
+            found.append(Prerequisite("Android SDK", f"{sdk} (from {origin})"))
         else:
-            found.append(Prerequisite(what, error=ConfigError(f"{path}: directory not found ({flag})",
-                                                              hint=f"pass {flag} DIR")))
+            found.append(Prerequisite("Android SDK", error=ConfigError(
+                f"{sdk}: Android SDK directory not found (from {origin})", hint="pass --sdk DIR")))
     return found
+
+
+def _android_ndk(path: Path | None, origin: str) -> Prerequisite:
+    if path is None:
+        return Prerequisite("Android NDK", error=ConfigError("no Android NDK given", hint=FIND_HINT))
+    try:
+        ndk = inspect_ndk(path, origin=origin)
+    except ConfigError as error:
+        return Prerequisite("Android NDK", error=error)
+    return Prerequisite("Android NDK", f"{ndk.where}: {ndk.summary()}")
 
 
 def _committable(root: Path) -> Prerequisite:

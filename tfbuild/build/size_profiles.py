@@ -65,6 +65,9 @@ class LinkerFlags:
     gc_sections: tuple[str, ...]
     identical_code_folding: tuple[str, ...]
     strip: tuple[str, ...]
+    select: tuple[str, ...] = ()
+    """What makes the compiler driver link with this linker (``-fuse-ld=gold``), given before
+    the features' flags whenever a profile adds any; empty for a driver's default linker."""
 
 
 @dataclass(frozen=True)
@@ -141,6 +144,8 @@ def apply_size_profile(
         if not given:
             notes.append(f"no {feature}: the linker is {flags.description}, which has none")
         ldflags += given
+    if ldflags:
+        ldflags = [*flags.select, *ldflags]
     if ldflags and not links:
         notes.append(
             f"nothing is linked here: the app's link should add {' '.join(ldflags)} ({flags.description})"

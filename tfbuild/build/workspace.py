@@ -2,10 +2,12 @@
 
 Bazel's Android builds need ``android_sdk_repository`` and ``android_ndk_repository`` rules in
 the WORKSPACE. TensorFlow's ``./configure`` asks for them interactively; tfbuild checks the SDK
-and NDK the way configure.py does (``source.properties``, ``platforms/android-N``,
-``build-tools/<version>``), refuses NDKs the tree does not support (the list in its configure.py,
-else the table in ``toolchains/tensorflow/versions.toml``; the message says which), takes the
-NDK API level configure.py would default to (same fallback), renders the block from
+the way configure.py does (``platforms/android-N``, ``build-tools/<version>``) and reads the NDK
+(:mod:`tfbuild.toolchain.android_ndk`), refuses NDKs the tree does not support (the list in its
+configure.py, else the table in ``toolchains/tensorflow/versions.toml``; the message says which:
+Bazel's ``android_ndk_repository`` reads the NDK, so the tree's range binds), takes the NDK API
+level configure.py would default to (same fallback) and checks that the NDK has it and the
+target's ABI, renders the block from
 ``WORKSPACE.append.tmpl`` and puts it between ``# BEGIN/# END tfbuild android repositories``
 markers: the rest of the file is never touched, and a second run replaces only its own block.
 """
@@ -24,6 +26,8 @@ from tfbuild.build.options import AndroidOptions
 from tfbuild.errors import ConfigError, SourceTreeError
 from tfbuild.fileio import atomic_write_text
 from tfbuild.templating import render
+from tfbuild.toolchain.android_ndk import NdkInfo, check_abi, check_api_level, inspect_ndk
+from tfbuild.toolchain.targets import TargetProfile
 from tfbuild.toolchain.tf_versions import TreeRequirements, ndk_majors_text, tree_requirements
 
 V = TypeVar("V", int, str)
@@ -31,15 +35,7 @@ V = TypeVar("V", int, str)
 BEGIN_MARKER = "# BEGIN tfbuild android repositories"
 END_MARKER = "# END tfbuild android repositories"
 TEMPLATE = "WORKSPACE.append.tmpl"
-_PKG_REVISION = re.compile(r"^\s*Pkg\.Revision\s*=\s*((\d+)[0-9A-Za-z.\-]*)", re.MULTILINE)
 _FOREIGN_RULE = re.compile(r"^[ \t]*(android_sdk_repository|android_ndk_repository)\s*\(", re.MULTILINE)
-
-
-@dataclass(frozen=True)
-class NdkInfo:
-    path: Path
-    revision: str  # Pkg.Revision, e.g. "18.1.5063045"
-    major: int
 
 
 @dataclass(frozen=True)
@@ -61,22 +57,6 @@ class AndroidRepositories:
     """Why this level: ``--ndk-api-level``, or the default and where it was read."""
     sdk_path_in_build: str
     ndk_path_in_build: str
-
-
-def inspect_ndk(ndk: Path) -> NdkInfo:
-    """Read the NDK's revision from ``source.properties`` (``Pkg.Revision = 18.1.5063045``)."""
-    ndk = Path(ndk)
-    if not ndk.is_dir():
-        raise ConfigError(f"{ndk}: Android NDK directory not found", hint="pass --ndk with an existing NDK")
-    properties = ndk / "source.properties"
-    if not properties.is_file():
-        raise ConfigError(
-            f"{properties}: not found, so {ndk} is not an Android NDK", hint="pass the NDK's top directory"
-        )
-    match = _PKG_REVISION.search(properties.read_text(errors="replace"))
-    if match is None:
-        raise ConfigError(f"{properties}: no 'Pkg.Revision = N...' line", hint="is this an Android NDK r11 or newer?")
-    return NdkInfo(path=ndk, revision=match.group(1), major=int(match.group(2)))
 
 
 def inspect_sdk(sdk: Path, *, api_level: int | None, build_tools: str | None, min_build_tools: str) -> SdkInfo:
@@ -117,14 +97,23 @@ def inspect_sdk(sdk: Path, *, api_level: int | None, build_tools: str | None, mi
 
 
 def check_ndk_supported(ndk: NdkInfo, requirements: TreeRequirements) -> None:
-    """Refuse an NDK whose major revision the tree's configure.py (else the table) does not list."""
+    """Refuse an NDK whose major revision the tree's configure.py (else the table) does not list:
+    too old, too new, or in a gap of the list."""
     majors = requirements.android_ndk_majors()
-    if ndk.major not in majors.value:
-        version = requirements.version
-        raise ConfigError(
-            f"{ndk.path}: Android NDK r{ndk.major} ({ndk.revision}) is not supported by TensorFlow {version}",
-            hint=f"TensorFlow {version} builds with NDK {ndk_majors_text(majors.value)} ({majors.source})",
-        )
+    if ndk.major in majors.value:
+        return
+    version = requirements.version
+    if ndk.major > max(majors.value):
+        verdict, hint = "too new", f"use an NDK r{max(majors.value)} or older"
+    elif ndk.major < min(majors.value):
+        verdict, hint = "too old", f"use an NDK r{min(majors.value)} or newer"
+    else:
+        verdict, hint = "not supported", f"use an NDK {ndk_majors_text(majors.value)}"
+    raise ConfigError(
+        f"{ndk.where}: {ndk.name} is {verdict} for TensorFlow {version}, which builds with NDK "
+        f"{ndk_majors_text(majors.value)} ({majors.source})",
+        hint=f"{hint}; Bazel's android_ndk_repository reads the NDK for this tree",
+    )
 
 
 def resolve_android_repositories(
@@ -133,37 +122,30 @@ def resolve_android_repositories(
     *,
     sdk_path_in_build: str | None = None,
     ndk_path_in_build: str | None = None,
-    is_64bit: bool = False,
+    target: TargetProfile | None = None,
 ) -> AndroidRepositories:
-    """Check the SDK and NDK of ``android`` for the tree of ``requirements``. Without
-    ``--ndk-api-level`` the level is the tree's default, raised for a 64-bit target
-    (``is_64bit``) to the lowest level that has 64-bit platforms, as Bazel's NDK rule would
-    silently do."""
+    """Check the SDK and NDK of ``android`` for the tree of ``requirements`` (and for
+    ``target``'s ABI, when the block is for a build). Without ``--ndk-api-level`` the level is
+    the tree's default, raised for a 64-bit target to the lowest level that has 64-bit
+    platforms, as Bazel's NDK rule would silently do. The NDK is checked before the SDK."""
     table = requirements.table
     if android.sdk is None or android.ndk is None:
         given = (("--sdk", android.sdk), ("--ndk", android.ndk))
         missing = " and ".join(name for name, value in given if value is None)
-        raise ConfigError(f"the Android repositories need {missing}", hint="or set [android] sdk/ndk in tfbuild.toml")
-    ndk = inspect_ndk(android.ndk)
+        raise ConfigError(
+            f"the Android repositories need {missing}",
+            hint="or set [android] sdk/ndk in tfbuild.toml, or ANDROID_HOME/ANDROID_NDK_HOME",
+        )
+    ndk = inspect_ndk(android.ndk, origin=android.ndk_origin)
     check_ndk_supported(ndk, requirements)
+    if target is not None:
+        check_abi(ndk, target.arch, target=target.name)
+    ndk_api_level, level_source = _ndk_api_level(android, requirements, is_64bit=target is not None and target.is_64bit)
+    needs = f"target {target.name}" if target is not None else "the WORKSPACE's android_ndk_repository"
+    check_api_level(ndk, ndk_api_level, needs=needs, why=level_source)
     sdk = inspect_sdk(
         android.sdk, api_level=android.api_level, build_tools=android.build_tools, min_build_tools=table.min_build_tools
     )
-    if android.ndk_api_level is not None:
-        ndk_api_level, level_source = android.ndk_api_level, "--ndk-api-level"
-    else:
-        default = requirements.default_ndk_api_level()
-        ndk_api_level, level_source = default.value, f"default, {default.source}"
-        if is_64bit and ndk_api_level < table.min_ndk_api_level_64bit:
-            ndk_api_level = table.min_ndk_api_level_64bit
-            level_source = f"raised from the default {default.value} ({default.source}) for a 64-bit target"
-    platforms = ndk.path / "platforms"
-    if platforms.is_dir() and not (platforms / f"android-{ndk_api_level}").is_dir():
-        raise ConfigError(
-            f"{platforms / f'android-{ndk_api_level}'}: NDK API level {ndk_api_level} is not in this NDK "
-            f"({level_source})",
-            hint="pass --ndk-api-level with a level the NDK has",
-        )
     return AndroidRepositories(
         sdk=sdk,
         ndk=ndk,
@@ -172,6 +154,21 @@ def resolve_android_repositories(
         sdk_path_in_build=sdk_path_in_build or str(sdk.path),
         ndk_path_in_build=ndk_path_in_build or str(ndk.path),
     )
+
+
+def _ndk_api_level(android: AndroidOptions, requirements: TreeRequirements, *, is_64bit: bool) -> tuple[int, str]:
+    """The NDK API level of the block and why: ``--ndk-api-level``, else the tree's default,
+    raised for a 64-bit target to the table's lowest 64-bit level."""
+    table = requirements.table
+    if android.ndk_api_level is not None:
+        ndk_api_level, level_source = android.ndk_api_level, "--ndk-api-level"
+    else:
+        default = requirements.default_ndk_api_level()
+        ndk_api_level, level_source = default.value, f"default, {default.source}"
+        if is_64bit and ndk_api_level < table.min_ndk_api_level_64bit:
+            ndk_api_level = table.min_ndk_api_level_64bit
+            level_source = f"raised from the default {default.value} ({default.source}) for a 64-bit target"
+    return ndk_api_level, level_source
 
 
 def render_android_block(repositories: AndroidRepositories, requirements: TreeRequirements) -> str:

@@ -17,6 +17,7 @@ from typing import Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from tfbuild import __version__
 from tfbuild.errors import TfbuildError
@@ -118,7 +119,8 @@ def main(argv: list[str] | None = None) -> int:
     except TfbuildError as error:
         if _state["debug"]:
             raise
-        stderr.print(f"[bold red]error:[/] {error.one_line()}", markup=True)
+        # escaped: messages name config keys ("[android] ndk"), which are not markup
+        stderr.print(f"[bold red]error:[/] {escape(error.one_line())}", markup=True)
         _print_notes(error)
         code = error.exit_code
     except (KeyboardInterrupt, _Interrupted) as interrupt:

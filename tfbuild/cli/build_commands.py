@@ -88,22 +88,35 @@ def linkflags_command(
     ),
     out: Path | None = typer.Option(None, "--out", help="Where to write the snippets (default: --artifacts)."),
     source: Path | None = typer.Option(None, "--source", help="TensorFlow tree for header paths."),
+    export: list[str] = typer.Option(
+        [], "--export", metavar="SYMBOL",
+        help="A shared library exports only this symbol or pattern (repeat; e.g. 'myapp_*'): "
+        "writes an export file for the snippets' shared-library links.",
+    ),
+    jni: bool = typer.Option(False, "--jni", help="A JNI library: export JNI_OnLoad, JNI_OnUnload and Java_*."),
     config: Path | None = _CONFIG,
 ) -> None:
     """Print and write the link settings an app needs (Xcode, CMake, ndk-build, Gradle, Make)."""
-    from tfbuild.build.linkflags import link_inputs, render_link_snippets, write_link_snippets
+    from tfbuild.build.exports import requested_exports
+    from tfbuild.build.linkflags import link_inputs, render_link_snippets, write_export_file, write_link_snippets
     from tfbuild.toolchain.targets import get_target
 
     options = _options({"target": target, "source": source}, config)
     profile = get_target(options.target)
     artifacts_dir = artifacts.resolve() if artifacts is not None else options.output_dir
-    inputs = link_inputs(profile, artifacts_dir, source=options.source)
+    out_dir = out.resolve() if out is not None else artifacts_dir
+    exports = requested_exports(tuple(export), jni=jni)
+    inputs = link_inputs(profile, artifacts_dir, source=options.source, exports=exports, out_dir=out_dir)
     snippets = render_link_snippets(profile, inputs)
+    if inputs.exports is not None:
+        _out.rule(inputs.exports.file.file_name)
+        _plain.print(inputs.exports.file.text, end="")
     for snippet in snippets:
         _out.rule(snippet.file_name)
         _plain.print(snippet.text, end="")
-    written = write_link_snippets(snippets, out.resolve() if out is not None else artifacts_dir)
-    for path in written:
+    export_path = write_export_file(inputs)
+    written = write_link_snippets(snippets, out_dir)
+    for path in (export_path, *written) if export_path is not None else written:
         _plain.print(f"wrote {path}")
     if inputs.missing:
         _plain.print(f"note: not in {artifacts_dir} yet: {', '.join(inputs.missing)} (build first)")

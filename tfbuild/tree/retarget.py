@@ -31,6 +31,9 @@ _DTYPE_ALIASES = {
     "float16": "half", "half": "half", "bfloat16": "bfloat16",
     "int8": "int8", "int16": "int16", "int32": "int32", "int64": "int64",
     "uint8": "uint8", "uint16": "uint16", "uint32": "uint32", "uint64": "uint64",
+    # TF 2.x spells its integer classes with the <cstdint> names (functor::add<int32_t>).
+    "int8_t": "int8", "int16_t": "int16", "int32_t": "int32", "int64_t": "int64",
+    "uint8_t": "uint8", "uint16_t": "uint16", "uint32_t": "uint32", "uint64_t": "uint64",
     "bool": "bool", "string": "string", "tstring": "string",
     "complex64": "complex64", "complex128": "complex128",
     "qint8": "qint8", "quint8": "quint8", "qint16": "qint16", "quint16": "quint16", "qint32": "qint32",

@@ -8,9 +8,10 @@ keeps them in, with ``--config=android_arm64``-style configs when the tree's baz
 them, or the flags those configs stand for when it does not (older trees only get them from an
 interactive ./configure). ``./configure`` runs without questions (its answers come from
 ``toolchains/tensorflow/versions.toml``), the Android SDK/NDK block is rendered into the
-WORKSPACE (checked against the NDKs the tree's configure.py lists), and Bazel keeps its output
-root in a named cache volume. Outputs under ``bazel-bin``
-are symlinks into that volume, so a last step copies them (dereferenced) into the output dir.
+WORKSPACE (the NDK checked against the majors the tree's configure.py lists, the target's ABI
+and the NDK API level, before anything is written), and Bazel keeps its output root in a named
+cache volume. Outputs under ``bazel-bin`` are symlinks into that volume, so a last step copies
+them (dereferenced) into the output dir.
 
 A size profile (:mod:`tfbuild.build.size_profiles`) becomes ``--per_file_copt=.*@<its
 flags>``, then ``--per_file_copt=<hot kernel sources>@-O2``, and ``--linkopt``. Bazel puts a
@@ -145,7 +146,7 @@ def _workspace_file(request: PlanRequest, requirements: TreeRequirements, layout
         requirements,
         sdk_path_in_build=str(layout.sdk),
         ndk_path_in_build=str(layout.ndk),
-        is_64bit=request.profile.is_64bit,
+        target=request.profile,
     )
     lowest_64bit = requirements.table.min_ndk_api_level_64bit
     if request.profile.is_64bit and repositories.ndk_api_level < lowest_64bit:

@@ -127,11 +127,11 @@ def container_layout(
     ndk = sdk = None
     if "ndk" in profile.requires:
         ndk = CONTAINER_NDK
-        ndk_dir = require_path(options.android.ndk, "--ndk", profile)
+        ndk_dir = require_path(options.android.ndk, "--ndk", profile, origin=options.android.ndk_origin)
         mounts.append(Mount(target=CONTAINER_NDK, source=ndk_dir, read_only=True))
     if request.flavour == Flavour.BAZEL and profile.bazel is not None and profile.bazel.needs_android_workspace:
         sdk = CONTAINER_SDK
-        sdk_dir = require_path(options.android.sdk, "--sdk", profile)
+        sdk_dir = require_path(options.android.sdk, "--sdk", profile, origin=options.android.sdk_origin)
         mounts.append(Mount(target=CONTAINER_SDK, source=sdk_dir, read_only=True))
     tensorflow = None
     if mount_tensorflow and request.tensorflow is not None:
@@ -172,15 +172,19 @@ def container_layout(
 def local_layout(request: PlanRequest) -> BuildLayout:
     """``--local``: the host's own paths, no mounts, no cache volumes."""
     options, profile, tree = request.options, request.profile, request.tree
-    ndk = _posix(require_path(options.android.ndk, "--ndk", profile)) if "ndk" in profile.requires else None
-    needs_sdk = request.flavour == Flavour.BAZEL and profile.bazel is not None and profile.bazel.needs_android_workspace
+    android = options.android
+    ndk = sdk = None
+    if "ndk" in profile.requires:
+        ndk = _posix(require_path(android.ndk, "--ndk", profile, origin=android.ndk_origin))
+    if request.flavour == Flavour.BAZEL and profile.bazel is not None and profile.bazel.needs_android_workspace:
+        sdk = _posix(require_path(android.sdk, "--sdk", profile, origin=android.sdk_origin))
     return BuildLayout(
         out=_posix(options.output_dir),
         header_dir=_posix(request.header_path.parent),
         scratch=_posix(options.output_dir / ".build"),
         src=_posix(tree.root) if tree is not None else None,
         ndk=ndk,
-        sdk=_posix(require_path(options.android.sdk, "--sdk", profile)) if needs_sdk else None,
+        sdk=sdk,
         tensorflow=_posix(request.tensorflow.package_dir) if request.tensorflow is not None else None,
         op_sources=tuple(_posix(source) for source in options.op_sources),
         in_container=False,
@@ -191,14 +195,20 @@ def _posix(path: Path) -> PurePosixPath:
     return PurePosixPath(path.as_posix())
 
 
-def require_path(path: Path | None, flag: str, profile: TargetProfile) -> Path:
+def require_path(path: Path | None, flag: str, profile: TargetProfile, *, origin: str | None = None) -> Path:
+    """The SDK or NDK directory (``flag`` ``--sdk`` or ``--ndk``) ``profile`` needs; ``origin``
+    says where the path was given (``$ANDROID_NDK_HOME``), for the message."""
+    what, variable = ("NDK", "ANDROID_NDK_HOME") if flag == "--ndk" else ("SDK", "ANDROID_HOME")
     if path is None:
         raise ConfigError(
-            f"target {profile.name} needs the Android {'NDK' if flag == '--ndk' else 'SDK'} ({flag})",
-            hint=f"pass {flag} DIR or set [android] {flag[2:]} in tfbuild.toml",
+            f"target {profile.name} needs the Android {what} ({flag})",
+            hint=f"pass {flag} DIR, set [android] {flag[2:]} in tfbuild.toml, or set {variable}",
         )
     if not path.is_dir():
-        raise ConfigError(f"{path}: directory not found ({flag})", hint="pass an existing directory")
+        raise ConfigError(
+            f"{path}: Android {what} directory not found (from {origin or flag})",
+            hint=f"pass {flag} with an existing directory",
+        )
     return path
 
 

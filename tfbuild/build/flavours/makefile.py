@@ -29,6 +29,7 @@ profile covers TensorFlow's objects and the benchmark; protobuf and nsync keep t
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import re
 from pathlib import PurePosixPath
 
@@ -39,16 +40,17 @@ from tfbuild.build.flavours.layout import (
     container_layout,
     header_file,
     local_layout,
+    require_path,
     toolchain_image,
     tree_header_file,
 )
 from tfbuild.build.plan import AppliedSizeProfile, Artifact, BuildPlan, GeneratedFile, Step
 from tfbuild.build.size_profiles import apply_size_profile
-from tfbuild.build.workspace import inspect_ndk
 from tfbuild.errors import ConfigError
 from tfbuild.flavour import Flavour
 from tfbuild.templating import render
-from tfbuild.toolchain.targets import MakefileProfile, fill
+from tfbuild.toolchain.android_ndk import NdkInfo, check_abi, check_api_level, inspect_ndk
+from tfbuild.toolchain.targets import MakefileProfile, TargetProfile, fill
 from tfbuild.tree.facts import MAKEFILE_DIR
 
 MAKEFILE = f"{MAKEFILE_DIR}/Makefile"
@@ -58,15 +60,23 @@ DOWNLOAD_STEP = "download dependencies"
 SELECTIVE_FLAGS = ("-DSELECTIVE_REGISTRATION", "-DSUPPORT_SELECTIVE_REGISTRATION")
 FULL_TYPES = "-D__ANDROID_TYPES_FULL__"
 PROFILE_MAKEFILE = "tfbuild-profile.mk"
+GEN_DIR = "gen"
+FLAGS_STAMP = "tfbuild-build-flags.sha256"
+BUILT_WITH_TARGET_FLAGS = ("obj", "dep", "lib", "bin")
+"""What the Makefile builds under ``gen/`` with the target's flags (every target's, below
+these). Host tools (``host_obj``, ``proto_text``), generated sources, protobuf and nsync stay."""
 _MAKE_SAFE_SOURCE = re.compile(r"[A-Za-z0-9_./+-]+\.cc\Z")
 """A source name that can stand in a make rule as it is (no spaces, ``$``, ``:``, ``%``, ``#``)."""
+MAKEFILE_NDK_API_LEVEL = 21
+"""The API level the contrib Makefile builds Android for: its ``--sysroot`` is
+``$(NDK_ROOT)/platforms/android-21/arch-<arch>`` for every ABI, whatever ``--ndk-api-level`` says."""
 
 
 def plan(request: PlanRequest) -> BuildPlan:
     profile = request.profile.makefile
     assert profile is not None
     assert request.tree is not None
-    _check_ndk(request, profile)
+    _check_android_ndk(request, profile)
     dockerfile = None if request.options.local else profile.dockerfile
     layout = container_layout(request, ccache_volume=True) if dockerfile is not None else local_layout(request)
     image = toolchain_image(request, dockerfile) if dockerfile is not None else None
@@ -77,7 +87,7 @@ def plan(request: PlanRequest) -> BuildPlan:
     size = _size_profile(request, profile)
     profile_mk = _profile_makefile(request, size)
     steps, fixups = apply_fixups(
-        _steps(request, profile, layout, size, layout.out / PROFILE_MAKEFILE if profile_mk else None),
+        _steps(request, profile, layout, size, profile_mk, layout.out / PROFILE_MAKEFILE if profile_mk else None),
         request.tree.version,
     )
     generated = (header_file(request), tree_header_file(request), *((profile_mk,) if profile_mk else ()))
@@ -133,6 +143,7 @@ def _steps(
     profile: MakefileProfile,
     layout: BuildLayout,
     size: AppliedSizeProfile,
+    profile_mk_file: GeneratedFile | None,
     profile_mk: PurePosixPath | None,
 ) -> tuple[Step, ...]:
     src = layout.tree_src
@@ -166,8 +177,28 @@ def _steps(
             )
         )
     argv = _make_argv(request, profile, layout, size, profile_mk)
+    steps.append(_forget_stale_objects(argv, profile_mk_file.content if profile_mk_file else "", src))
     steps.append(Step(f"build TensorFlow ({request.profile.name})", argv, src, env=env))
     return tuple(steps)
+
+
+def _forget_stale_objects(make_argv: tuple[str, ...], profile_mk_content: str, src: PurePosixPath) -> Step:
+    """A step that removes the tree's objects, archives and programs when they were built with
+    other flags: make's dependency files track sources and headers, not the command line, so
+    a new size profile or header directory would otherwise relink the old objects. ccache
+    makes the rebuild cheap when only the stamp, not the flags, changed."""
+    flags = tuple(arg for arg in make_argv if not arg.startswith("-j"))  # the job count changes no object
+    digest = hashlib.sha256("\0".join((*flags, profile_mk_content)).encode()).hexdigest()
+    gen = f"{MAKEFILE_DIR}/{GEN_DIR}"
+    return Step(
+        "forget objects built with other flags",
+        (
+            "bash", "-c", render("steps/forget_stale_objects.sh"), "bash",
+            f"{gen}/{FLAGS_STAMP}", digest,
+            *(f"{gen}/{name}" for name in BUILT_WITH_TARGET_FLAGS),
+        ),
+        src,
+    )
 
 
 def _protobuf_steps(
@@ -249,13 +280,30 @@ def _makefile_path(layout: BuildLayout, relative: str) -> PurePosixPath:
     return layout.tree_src / MAKEFILE_DIR / relative
 
 
-def _check_ndk(request: PlanRequest, profile: MakefileProfile) -> None:
-    if profile.ndk_max_major is None or request.options.android.ndk is None:
+def _check_android_ndk(request: PlanRequest, profile: MakefileProfile) -> None:
+    """Read and check an Android target's NDK, before anything else is planned."""
+    if "ndk" not in request.profile.requires:
         return
-    ndk = inspect_ndk(request.options.android.ndk)
-    if ndk.major > profile.ndk_max_major:
+    android = request.options.android
+    path = require_path(android.ndk, "--ndk", request.profile, origin=android.ndk_origin)
+    check_makefile_ndk(inspect_ndk(path, origin=android.ndk_origin), request.profile, profile)
+
+
+def check_makefile_ndk(ndk: NdkInfo, target: TargetProfile, profile: MakefileProfile) -> None:
+    """Refuse an NDK the contrib Makefile cannot build ``target`` with, as its ``TARGET=ANDROID``
+    section stands: it calls the NDK's GCC toolchains (``toolchains/<triple>-4.9``), which NDK
+    r18 removed, so the NDK must be no newer than the profile's ``ndk_max_major``; and it needs
+    the target's ABI and :data:`MAKEFILE_NDK_API_LEVEL`. This is the rule to change when the
+    Makefile learns to use a modern NDK's clang."""
+    if profile.ndk_max_major is not None and ndk.major > profile.ndk_max_major:
         raise ConfigError(
-            f"{ndk.path}: the contrib Makefile builds {request.profile.name} with the NDK's GCC toolchains,"
-            f" which NDK r{ndk.major} no longer has",
-            hint=f"use NDK r{profile.ndk_max_major} or older, or --flavour bazel",
+            f"{ndk.where}: the contrib Makefile builds {target.name} with the NDK's GCC toolchains"
+            f" (toolchains/*-4.9), which {ndk.name} no longer has",
+            hint=f"use NDK r{profile.ndk_max_major} or older, or --flavour bazel with an NDK the tree"
+            " supports (see 'tfbuild source')",
         )
+    check_abi(ndk, target.arch, target=target.name)
+    check_api_level(
+        ndk, MAKEFILE_NDK_API_LEVEL, needs=f"target {target.name}",
+        why="the contrib Makefile's --sysroot platforms/android-21", choosable=False,
+    )

@@ -12,12 +12,18 @@ A size profile (:mod:`tfbuild.build.size_profiles`) adds its compile flags after
 flags to a shared library's link. A static archive is not linked: the plan notes the flags the
 app's link should add. An app's own sources are not in a tree's kernel index, so no file is
 treated as hot: ``small`` compiles all of them with ``-Os``.
+
+A shared library linked with a profile's flags also gets an export file
+(:data:`~tfbuild.build.exports.OP_LIBRARY`, written to the output directory before the build):
+it exports nothing, since TensorFlow finds its kernels through the registrations its static
+initializers make, so ``--gc-sections`` can drop every function those registrations do not reach.
 """
 
 from __future__ import annotations
 
 from pathlib import Path, PurePosixPath
 
+from tfbuild.build.exports import OP_LIBRARY, ExportFile, render_export_file
 from tfbuild.build.flavours.layout import (
     BuildLayout,
     PlanRequest,
@@ -27,7 +33,7 @@ from tfbuild.build.flavours.layout import (
     toolchain_image,
 )
 from tfbuild.build.op_library import InstalledTensorFlow, OpsLibrarySpec, plan_ops_library
-from tfbuild.build.plan import AppliedSizeProfile, Artifact, BuildPlan
+from tfbuild.build.plan import AppliedSizeProfile, Artifact, BuildPlan, GeneratedFile
 from tfbuild.build.size_profiles import apply_size_profile
 from tfbuild.errors import ToolchainError
 from tfbuild.flavour import Flavour
@@ -51,16 +57,21 @@ def plan(request: PlanRequest) -> BuildPlan:
         layout = local_layout(request)
         image = None
     size = apply_size_profile(request.options.size_profile, linker=profile.linker, links=profile.kind == "shared")
-    spec = _spec(request, profile, tensorflow, layout, size)
+    exports = _export_file(request, profile, size)
+    export_flags = (exports.link_flag(layout.out / exports.file_name),) if exports is not None else ()
+    spec = _spec(request, profile, tensorflow, layout, size, export_flags)
     library = plan_ops_library(spec)
     name = spec.output.name
+    generated = [header_file(request)]
+    if exports is not None:
+        generated.append(GeneratedFile(request.options.output_dir / exports.file_name, exports.text))
     return BuildPlan(
         target=request.profile.name,
         flavour=Flavour.OPS_LIBRARY,
         image=image,
         mounts=layout.mounts,
         steps=library.build_steps(layout.out),
-        generated_files=(header_file(request),),
+        generated_files=tuple(generated),
         artifacts=(
             Artifact(
                 path=PurePosixPath(spec.output.as_posix()),
@@ -74,12 +85,21 @@ def plan(request: PlanRequest) -> BuildPlan:
     )
 
 
+def _export_file(request: PlanRequest, profile: OpsLibraryProfile, size: AppliedSizeProfile) -> ExportFile | None:
+    """The op library's export file (it exports nothing), when a shared library is linked with
+    the size profile's flags: without them nothing would collect what the list makes local."""
+    if profile.kind != "shared" or not size.ldflags:
+        return None
+    return render_export_file(OP_LIBRARY, profile.linker, stem=f"lib{request.options.ops_library_name}")
+
+
 def _spec(
     request: PlanRequest,
     profile: OpsLibraryProfile,
     tensorflow: InstalledTensorFlow,
     layout: BuildLayout,
     size: AppliedSizeProfile,
+    export_flags: tuple[str, ...],
 ) -> OpsLibrarySpec:
     options = request.options
     values = {
@@ -95,7 +115,7 @@ def _spec(
         compiler=fill(profile.compiler, **values),
         archiver=fill(profile.archiver, **values),
         extra_cflags=(*profile.cflags, *size.cflags, *options.extra_cflags),
-        extra_ldflags=size.ldflags,
+        extra_ldflags=(*export_flags, *size.ldflags),
         selective_header=Path(layout.header.as_posix()),
         tf_compile_flags=_relocate(tensorflow.compile_flags, tensorflow.package_dir, layout.tensorflow),
         tf_link_flags=_relocate(tensorflow.link_flags, tensorflow.package_dir, layout.tensorflow)

@@ -5,10 +5,10 @@ Its source is rendered from ``templates/verify/runner.cc.j2`` and ``tensor_file.
 verification's directory. It is compiled with the target's compiler and its own flags (the
 profile's ``CXX`` and ``optflags``: ``-march``, float ABI), against the headers of the tree that
 was built (the include directories ``tfbuild linkflags`` gives apps), and linked as an app links
-the libraries: ``libtensorflow-core.a`` whole, then protobuf, nsync and the system libraries
-(:func:`~tfbuild.build.linkflags.link_inputs`). Each model then runs as one more step, through
-the target's ``[run]`` launcher: directly on x86_64, under ``qemu-aarch64``/``qemu-arm`` with
-the cross sysroot for the ARM targets.
+the libraries: ``libtensorflow-core.a`` whole, then protobuf, nsync and the system libraries,
+and the link flags of the build's size profile (:func:`~tfbuild.build.linkflags.link_inputs`).
+Each model then runs as one more step, through the target's ``[run]`` launcher: directly on
+x86_64, under ``qemu-aarch64``/``qemu-arm`` with the cross sysroot for the ARM targets.
 
 Everything runs in the toolchain container the build ran in (the tree mounted read-only at
 ``/src``, the build's output directory at ``/out``), or on this machine with ``--local``; the
@@ -112,6 +112,7 @@ def plan_cpp_runner(request: CppRunnerRequest) -> BuildPlan:
         "-Wl,--no-whole-archive",
         *(str(seen.out(request.artifacts_dir / name)) for name in inputs.libs),
         *(f"-l{lib}" for lib in profile.link.system_libs),
+        *inputs.ldflags,  # the size profile's, as an app's link takes them (the gcc driver's order is free)
     )
     workdir = seen.out(request.work_dir)
     steps = [Step(COMPILE_STEP, compile_argv, workdir)]

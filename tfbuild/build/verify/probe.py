@@ -51,6 +51,10 @@ PASS_THROUGH = frozenset(
     }
 )
 """Ops that pass a tensor on (or steer control flow): an output may be one, an intermediate not."""
+LOOP_ENTERS = frozenset({"Enter", "RefEnter"})
+LOOP_EXITS = frozenset({"Exit", "RefExit"})
+SWITCHES = frozenset({"Switch", "RefSwitch"})
+MERGES = frozenset({"Merge", "RefMerge"})
 
 _SHAPE = re.compile(r"^\s*([^=\s]+)\s*=\s*(\d+(?:\s*,\s*\d+)*)?\s*$")
 
@@ -183,6 +187,28 @@ def _fed_path(nodes: Mapping[str, Any]) -> set[str]:
     return reached
 
 
+def _inside_control_flow(nodes: Mapping[str, Any]) -> set[str]:
+    """Names of the nodes a session cannot fetch after the run (TF 1.x control flow): those in
+    a while loop's frame (reached from an ``Enter`` before its ``Exit``), which have a value per
+    iteration, and those on a ``cond`` branch (reached from a ``Switch`` before the ``Merge``),
+    which are dead when the branch is not taken. The ``Exit`` and ``Merge`` results are fine."""
+    consumers: dict[str, list[str]] = {}
+    for name, node in nodes.items():
+        for source in node.input:
+            consumers.setdefault(_source(source), []).append(name)
+    inside: set[str] = set()
+    for starts, stops in ((LOOP_ENTERS, LOOP_EXITS), (SWITCHES, LOOP_EXITS | MERGES)):
+        pending = [name for name, node in nodes.items() if node.op in starts]
+        reached = set(pending)
+        while pending:
+            for consumer in consumers.get(pending.pop(), ()):
+                if consumer not in reached and nodes[consumer].op not in stops:
+                    reached.add(consumer)
+                    pending.append(consumer)
+        inside |= reached
+    return inside
+
+
 def _outputs(nodes: Mapping[str, Any], given: Sequence[str], where: str) -> tuple[str, ...]:
     if given:
         tensors = tuple(name if ":" in name else f"{name}:0" for name in given)
@@ -208,9 +234,10 @@ def _intermediates(nodes: Mapping[str, Any], outputs: set[str], limit: int) -> t
     if limit <= 0:
         return ()
     fed = _fed_path(nodes)
+    unfetchable = _inside_control_flow(nodes)
     kinds: dict[tuple[str, tuple[tuple[str, int], ...]], str] = {}
     for name, node in sorted(nodes.items(), key=lambda item: item[0] not in fed):  # stable: graph order kept
-        if name in outputs or node.op in NOT_COMPARED or node.op in PASS_THROUGH:
+        if name in outputs or name in unfetchable or node.op in NOT_COMPARED or node.op in PASS_THROUGH:
             continue
         dtypes = tuple(sorted((key, v.type) for key, v in node.attr.items() if v.WhichOneof("value") == "type"))
         kinds.setdefault((node.op, dtypes), name)

@@ -1,0 +1,286 @@
+"""The Android NDK: read like any NDK (the r26-shaped stand-in of ../shared, fake NDKs of older
+eras), checked against the target's ABI, its API level and the tree's NDK range, and refused in
+one line before a build changes anything in the tree.
+
+The stand-in (``mini_ndk``, tests/android_ndk.py) is a real NDK layout whose clang builds and
+links Android programs; the other NDKs are metadata only (tests/android_dirs.py).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+from android_dirs import make_ndk, make_sdk
+
+from tfbuild.build.flavours.makefile import MAKEFILE_NDK_API_LEVEL
+from tfbuild.cli import main
+from tfbuild.errors import ConfigError
+from tfbuild.toolchain.android_ndk import check_abi, check_api_level, inspect_ndk, levels_text
+
+HELLO = '#include <cstdio>\n#include <string>\nint main() { std::printf("%s\\n", std::string("hello, android").c_str()); }\n'
+ANDROID_VARIABLES = ("TFBUILD_ANDROID_NDK", "ANDROID_NDK_HOME", "ANDROID_NDK_ROOT",
+                     "TFBUILD_ANDROID_SDK", "ANDROID_SDK_HOME", "ANDROID_HOME", "TFBUILD_CONFIG")
+
+
+# -- reading an NDK --------------------------------------------------------------------------------
+def test_the_stand_in_reads_as_an_ndk_r26(mini_ndk):
+    ndk = inspect_ndk(mini_ndk, origin="--ndk")
+    assert ndk.major == 26 and ndk.revision.startswith("26.")
+    assert (ndk.api_levels, ndk.api_levels_source) == ((21,), "meta/platforms.json")
+    assert (ndk.abis, ndk.abis_source) == (("arm64-v8a", "armeabi-v7a"), "meta/abis.json")
+    assert ndk.hosts == ("linux-x86_64",) and ndk.gcc_toolchains == ()
+    assert ndk.prebuilt() == mini_ndk / "toolchains/llvm/prebuilt/linux-x86_64"
+    assert (ndk.prebuilt() / "sysroot/usr/include/android/api-level.h").is_file()
+    assert ndk.prebuilt("darwin-x86_64") is None
+    assert ndk.summary() == f"{ndk.name}: API 21, ABIs arm64-v8a, armeabi-v7a, prebuilt linux-x86_64"
+
+
+@pytest.mark.android_ndk
+@pytest.mark.parametrize(("triple", "machine", "qemu"), [
+    ("aarch64-linux-android21", "AArch64", "qemu-aarch64"),
+    ("armv7a-linux-androideabi21", "ARM", "qemu-arm"),
+])
+def test_the_stand_ins_clang_builds_a_static_android_program_that_runs(mini_ndk, tmp_path, triple, machine, qemu):
+    """The fixture's sanity check: the NDK found by the path tfbuild reads compiles, links
+    (lld, libc++, bionic's libc.a) and the program runs under qemu-user."""
+    bin_dir = inspect_ndk(mini_ndk).prebuilt() / "bin"
+    (tmp_path / "hello.cc").write_text(HELLO)
+    program = tmp_path / "hello"
+    subprocess.run([str(bin_dir / f"{triple}-clang++"), "-static", "-O2", "hello.cc", "-o", str(program)],
+                   cwd=tmp_path, check=True, capture_output=True, text=True, timeout=300)
+    header = subprocess.run([str(bin_dir / "llvm-readelf"), "-h", str(program)],
+                            check=True, capture_output=True, text=True).stdout
+    assert re.search(rf"Machine:\s+{machine}\b", header)
+    ran = subprocess.run([qemu, str(program)], capture_output=True, text=True, timeout=120)
+    assert (ran.returncode, ran.stdout) == (0, "hello, android\n"), ran.stderr
+
+
+def test_an_old_ndk_is_read_from_its_platforms_and_gcc_toolchains(tmp_path):
+    old = make_ndk(tmp_path / "android-ndk-r16b", revision="16.1.4479499", api_levels=(14, 16, 19, 21),
+                   abis=("armeabi-v7a", "arm64-v8a", "x86"))
+    ndk = inspect_ndk(old)
+    assert (ndk.major, ndk.revision) == (16, "16.1.4479499")
+    assert (ndk.api_levels, ndk.api_levels_source) == ((14, 16, 19, 21), "platforms/android-N")
+    assert (ndk.abis, ndk.abis_source) == (("arm64-v8a", "armeabi-v7a", "x86"), "platforms/android-N/arch-*")
+    assert ndk.gcc_toolchains == ("aarch64-linux-android-4.9", "arm-linux-androideabi-4.9", "x86-4.9")
+    assert "GCC toolchains" in ndk.summary()
+
+
+def test_meta_files_win_over_platform_directories(tmp_path):
+    """NDK r18-r22 have both; meta/ is what their own build systems read."""
+    ndk = inspect_ndk(make_ndk(tmp_path / "ndk", revision="21.4.7075529", api_levels=(16, 18, 21, 29)))
+    assert (ndk.api_levels, ndk.api_levels_source) == (tuple(range(16, 30)), "meta/platforms.json")
+    assert ndk.abis_source == "meta/abis.json" and ndk.gcc_toolchains == ()
+
+
+@pytest.mark.parametrize(("write", "message"), [
+    (lambda ndk: ndk.rmdir(), "Android NDK directory not found"),
+    (lambda ndk: None, "no source.properties, so this is not an Android NDK"),
+    (lambda ndk: (ndk / "source.properties").write_text("Pkg.Desc = Android NDK\n"), "no 'Pkg.Revision = N...' line"),
+    (lambda ndk: _meta(ndk, "platforms.json", "{not json"), "not readable JSON"),
+    (lambda ndk: _meta(ndk, "platforms.json", '{"min": 24, "max": 21}'), "expected whole numbers 'min' <= 'max'"),
+    (lambda ndk: _meta(ndk, "abis.json", "[]"), "expected a JSON object"),
+])
+def test_what_is_not_an_ndk_is_one_line_naming_the_path(tmp_path, write, message):
+    ndk = tmp_path / "not-an-ndk"
+    ndk.mkdir()
+    write(ndk)
+    with pytest.raises(ConfigError, match=re.escape(message)) as caught:
+        inspect_ndk(ndk, origin="$ANDROID_NDK_HOME")
+    assert str(ndk) in caught.value.message and "\n" not in caught.value.one_line()
+
+
+def _meta(ndk: Path, name: str, text: str) -> None:
+    (ndk / "source.properties").write_text("Pkg.Revision = 26.1.10909125\n")
+    (ndk / "meta").mkdir()
+    (ndk / "meta" / name).write_text(text)
+
+
+def test_the_checks_name_the_ndk_what_it_has_and_what_is_needed(mini_ndk):
+    ndk = inspect_ndk(mini_ndk, origin="$ANDROID_NDK_HOME")
+    check_abi(ndk, "arm64-v8a", target="android-arm64")
+    check_api_level(ndk, 21, needs="target android-arm64", why="--ndk-api-level")
+    with pytest.raises(ConfigError) as abi:
+        check_abi(ndk, "x86_64", target="android-x86_64")
+    assert abi.value.message == (
+        f"{mini_ndk} (from $ANDROID_NDK_HOME): {ndk.name} has ABIs arm64-v8a, armeabi-v7a (meta/abis.json); "
+        "target android-x86_64 needs x86_64"
+    )
+    with pytest.raises(ConfigError) as level:
+        check_api_level(ndk, 24, needs="target android-arm64", why="--ndk-api-level")
+    assert level.value.message.endswith(
+        "has API levels 21 (meta/platforms.json); target android-arm64 builds for API level 24 (--ndk-api-level)"
+    )
+    assert level.value.hint == "use an NDK that has API level 24, or pass --ndk-api-level 21"
+
+
+@pytest.mark.parametrize(("levels", "text"), [
+    ((21,), "21"), (tuple(range(21, 35)), "21-34"), ((14, 16, 17, 18, 19, 21, 22), "14, 16-19, 21-22"), ((), "none"),
+])
+def test_levels_text(levels, text):
+    assert levels_text(levels) == text
+
+
+# -- refused builds change nothing -----------------------------------------------------------------
+@pytest.fixture
+def android_env(monkeypatch):
+    """No NDK or SDK from this machine's environment: each test says where its own come from."""
+    for variable in ANDROID_VARIABLES:
+        monkeypatch.delenv(variable, raising=False)
+    return monkeypatch
+
+
+@pytest.fixture
+def const_model(tmp_path: Path) -> Path:
+    model = tmp_path / "model_ops.json"
+    model.write_text(json.dumps([["Const", "ConstantOp"]]))
+    return model
+
+
+def lists_ndks(tree: Path, majors: list[int]) -> Path:
+    """``tree`` with configure.py listing ``majors`` as its supported NDKs, committed."""
+    configure = tree / "configure.py"
+    text = re.sub(r"^_SUPPORTED_ANDROID_NDK_VERSIONS = \[[^\]]*\]", f"_SUPPORTED_ANDROID_NDK_VERSIONS = {majors}",
+                  configure.read_text(), count=1, flags=re.MULTILINE)
+    configure.write_text(text)
+    git(tree, "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false",
+        "commit", "-qam", f"NDKs {majors}")
+    return tree
+
+
+def git(root: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, check=True).stdout
+
+
+def tree_state(root: Path) -> tuple[object, ...]:
+    """Every file outside .git (untracked and ignored too), HEAD, the branches, git status."""
+    files = {path.relative_to(root).as_posix(): path.read_bytes() for path in sorted(root.rglob("*"))
+             if path.is_file() and ".git" not in path.relative_to(root).parts}
+    return (files, git(root, "rev-parse", "HEAD"), git(root, "branch", "--format=%(refname:short)"),
+            git(root, "status", "--porcelain", "--untracked-files=all", "--ignored"))
+
+
+def refused_build(tree: Path, model: Path, out: Path, capsys, *args: str) -> str:
+    """Run ``tfbuild build`` (not a dry run) that must be refused with exit 2 before it changes
+    ``tree`` or writes ``out``; its one error line."""
+    before = tree_state(tree)
+    code = main(["build", "--source", str(tree), "--model", str(model), "--out", str(out), "--jobs", "2",
+                 "--local", *args])
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert tree_state(tree) == before
+    assert not out.exists()
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), err
+    return lines[0]
+
+
+CONFIGURE_NDKS = "configure.py: _SUPPORTED_ANDROID_NDK_VERSIONS"
+
+
+def test_bazel_refuses_an_ndk_too_new_for_the_tree(tf1_tree, const_model, mini_ndk, tmp_path, capsys, android_env):
+    """TF 1.13's configure.py lists r10-r18; the stand-in is r26. Found through ANDROID_NDK_HOME."""
+    android_env.setenv("ANDROID_NDK_HOME", str(mini_ndk))
+    line = refused_build(tf1_tree, const_model, tmp_path / "out", capsys, "--target", "android-arm64",
+                         "--flavour", "bazel", "--sdk", str(make_sdk(tmp_path / "sdk")))
+    assert line.startswith(f"error: {mini_ndk} (from $ANDROID_NDK_HOME): Android NDK r26 (26.")
+    assert f"is too new for TensorFlow 1.13.0, which builds with NDK r10-r18 ({CONFIGURE_NDKS})" in line
+    assert "(use an NDK r18 or older" in line
+
+
+def test_bazel_refuses_an_ndk_too_old_for_the_tree(tf1_tree, const_model, tmp_path, capsys, android_env):
+    tree = lists_ndks(tf1_tree, [15, 16, 17, 18])
+    r14 = make_ndk(tmp_path / "android-ndk-r14b", revision="14.1.3816874")
+    line = refused_build(tree, const_model, tmp_path / "out", capsys, "--target", "android-armv7",
+                         "--flavour", "bazel", "--ndk", str(r14), "--sdk", str(make_sdk(tmp_path / "sdk")))
+    assert f"{r14} (from --ndk): Android NDK r14 (14.1.3816874) is too old for TensorFlow 1.13.0" in line
+    assert "which builds with NDK r15-r18" in line and "(use an NDK r15 or newer" in line
+
+
+def test_bazel_refuses_an_api_level_outside_the_ndks_range(tf1_tree, const_model, mini_ndk, tmp_path, capsys,
+                                                          android_env):
+    """A tree that takes r26: its default API level (18) is below the stand-in's 21."""
+    tree = lists_ndks(tf1_tree, [19, 20, 21, 25, 26])
+    line = refused_build(tree, const_model, tmp_path / "out", capsys, "--target", "android-armv7",
+                         "--flavour", "bazel", "--ndk", str(mini_ndk), "--sdk", str(make_sdk(tmp_path / "sdk")))
+    assert line.startswith(f"error: {mini_ndk} (from --ndk): Android NDK r26 (")
+    assert ("has API levels 21 (meta/platforms.json); target android-armv7 builds for API level 18 "
+            "(default, configure.py: ANDROID_NDK_API_LEVEL prompt default)") in line
+    assert line.endswith("(use an NDK that has API level 18, or pass --ndk-api-level 21)")
+
+
+def test_bazel_refuses_an_abi_the_ndk_lacks(tf1_tree, const_model, mini_ndk, tmp_path, capsys, android_env):
+    tree = lists_ndks(tf1_tree, [19, 20, 21, 25, 26])
+    config = tmp_path / "tfbuild.toml"
+    config.write_text(f'[android]\nndk = "{mini_ndk}"\nsdk = "{make_sdk(tmp_path / "sdk")}"\n')
+    android_env.setenv("ANDROID_NDK_HOME", str(tmp_path / "not-this-one"))  # the file wins
+    line = refused_build(tree, const_model, tmp_path / "out", capsys, "--target", "android-x86_64",
+                         "--flavour", "bazel", "--config", str(config))
+    assert line == (
+        f"error: {mini_ndk} (from {config}: [android] ndk): {inspect_ndk(mini_ndk).name} has ABIs arm64-v8a, "
+        "armeabi-v7a (meta/abis.json); target android-x86_64 needs x86_64 (use an NDK that has x86_64)"
+    )
+
+
+def test_the_makefile_refuses_an_ndk_without_gcc_toolchains(tf1_tree, const_model, mini_ndk, tmp_path, capsys,
+                                                           android_env):
+    """Today's rule: the contrib Makefile calls toolchains/*-4.9, which NDK r18 removed."""
+    line = refused_build(tf1_tree, const_model, tmp_path / "out", capsys, "--target", "android-arm64",
+                         "--flavour", "makefile", "--ndk", str(mini_ndk))
+    assert "the contrib Makefile builds android-arm64 with the NDK's GCC toolchains (toolchains/*-4.9), " \
+           "which Android NDK r26 (" in line
+    assert "use NDK r17 or older, or --flavour bazel" in line
+
+
+@pytest.mark.parametrize(("target", "levels", "abis", "expected"), [
+    ("android-x86_64", (16, 21), ("armeabi-v7a", "arm64-v8a"),
+     "has ABIs arm64-v8a, armeabi-v7a (platforms/android-N/arch-*); target android-x86_64 needs x86_64"),
+    ("android-armv7", (16, 19), ("armeabi-v7a",),
+     f"has API levels 16, 19 (platforms/android-N); target android-armv7 builds for API level "
+     f"{MAKEFILE_NDK_API_LEVEL} (the contrib Makefile's --sysroot platforms/android-21) "
+     f"(use an NDK that has API level {MAKEFILE_NDK_API_LEVEL})"),
+])
+def test_the_makefile_refuses_an_old_ndk_without_the_abi_or_api_level(
+    tf1_tree, const_model, tmp_path, capsys, android_env, target, levels, abis, expected
+):
+    r17 = make_ndk(tmp_path / "android-ndk-r17c", revision="17.2.4988734", api_levels=levels, abis=abis)
+    line = refused_build(tf1_tree, const_model, tmp_path / "out", capsys, "--target", target,
+                         "--flavour", "makefile", "--ndk", str(r17))
+    assert line.startswith(f"error: {r17} (from --ndk): Android NDK r17 (17.2.4988734) ")
+    assert expected in line
+
+
+@pytest.mark.parametrize("flavour", ["makefile", "bazel"])
+def test_a_missing_ndk_directory_is_refused_naming_where_it_was_given(
+    tf1_tree, const_model, tmp_path, capsys, android_env, flavour
+):
+    gone = tmp_path / "no-ndk-here"
+    android_env.setenv("ANDROID_NDK_ROOT", str(gone))
+    line = refused_build(tf1_tree, const_model, tmp_path / "out", capsys, "--target", "android-arm64",
+                         "--flavour", flavour, "--sdk", str(make_sdk(tmp_path / "sdk")))
+    assert line.startswith(f"error: {gone}: Android NDK directory not found (from $ANDROID_NDK_ROOT)")
+
+
+def test_a_directory_without_source_properties_is_refused(tf1_tree, const_model, tmp_path, capsys, android_env):
+    empty = tmp_path / "empty-ndk"
+    empty.mkdir()
+    line = refused_build(tf1_tree, const_model, tmp_path / "out", capsys, "--target", "android-armv7",
+                         "--flavour", "makefile", "--ndk", str(empty))
+    assert line.startswith(f"error: {empty} (from --ndk): no source.properties, so this is not an Android NDK")
+
+
+def test_the_dry_run_says_which_ndk_and_where_it_was_given(tf1_tree, const_model, tmp_path, capsys, android_env):
+    r18 = make_ndk(tmp_path / "android-ndk-r18b", revision="18.1.5063045")
+    android_env.setenv("ANDROID_NDK_HOME", str(r18))
+    code = main(["build", "--source", str(tf1_tree), "--model", str(const_model), "--out", str(tmp_path / "out"),
+                 "--target", "android-arm64", "--flavour", "bazel", "--sdk", str(make_sdk(tmp_path / "sdk")),
+                 "--local", "--dry-run"])
+    text = capsys.readouterr().out
+    assert code == 0, text
+    assert (f"ok       Android NDK: {r18} (from $ANDROID_NDK_HOME): Android NDK r18 (18.1.5063045): API 16-28, "
+            "ABIs arm64-v8a, armeabi-v7a, x86, x86_64, prebuilt linux-x86_64") in text
+    assert f"ok       Android SDK: {tmp_path / 'sdk'} (from --sdk)" in text
