@@ -226,14 +226,35 @@ def test_bazel_refuses_an_abi_the_ndk_lacks(tf1_tree, const_model, mini_ndk, tmp
     )
 
 
-def test_the_makefile_refuses_an_ndk_without_gcc_toolchains(tf1_tree, const_model, mini_ndk, tmp_path, capsys,
-                                                           android_env):
-    """Today's rule: the contrib Makefile calls toolchains/*-4.9, which NDK r18 removed."""
+def test_the_makefile_refuses_ndk_r18_which_has_neither_gcc_nor_the_clang_layout(
+    tf1_tree, const_model, tmp_path, capsys, android_env
+):
+    """The contrib Makefile calls toolchains/*-4.9, which NDK r18 removed; tfbuild's clang
+    adapter needs the toolchain layout of r19 and newer."""
+    r18 = make_ndk(tmp_path / "android-ndk-r18b", revision="18.1.5063045")
     line = refused_build(tf1_tree, const_model, tmp_path / "out", capsys, "--target", "android-arm64",
-                         "--flavour", "makefile", "--ndk", str(mini_ndk))
+                         "--flavour", "makefile", "--ndk", str(r18))
     assert "the contrib Makefile builds android-arm64 with the NDK's GCC toolchains (toolchains/*-4.9), " \
-           "which Android NDK r26 (" in line
-    assert "use NDK r17 or older, or --flavour bazel" in line
+           "which Android NDK r18 (18.1.5063045) no longer has, and tfbuild's clang adapter needs NDK r19 or newer" in line
+    assert "use NDK r17 or older or r19 and newer, or --flavour bazel" in line
+
+
+def test_the_makefile_takes_a_clang_only_ndk_and_says_so(tf1_tree, const_model, mini_ndk, tmp_path, capsys,
+                                                         android_env):
+    """The dry run of a Makefile build with the r26 stand-in: the clang adapter, why, and that
+    it goes past the NDKs the tree lists itself (configure.py: r10-r18)."""
+    code = main(["build", "--source", str(tf1_tree), "--model", str(const_model), "--out", str(tmp_path / "out"),
+                 "--target", "android-arm64", "--flavour", "makefile", "--ndk", str(mini_ndk), "--local", "--dry-run"])
+    text = capsys.readouterr().out
+    assert code == 0, text
+    assert "note: Android NDK: Android NDK r26 (26." in text and "has no GCC toolchains: tfbuild's clang adapter" in text
+    assert ("the tree lists NDK r10-r18 (configure.py: _SUPPORTED_ANDROID_NDK_VERSIONS): Android NDK r26 (") in text
+    make = next(line for line in text.splitlines() if " make -f tensorflow/contrib/makefile/Makefile" in line)
+    prebuilt = mini_ndk / "toolchains/llvm/prebuilt/linux-x86_64"
+    assert f"CXX={prebuilt}/bin/clang++ " in make and "--target=aarch64-linux-android21" in make
+    assert "gnustl" not in make and "platforms/android-21" not in make and "-4.9" not in make
+    assert "LDFLAGS=-Wl,--no-whole-archive " in make  # the fix-up, first
+    assert "-lz left out of the benchmark's static link: the NDK has no libz.a for arm64-v8a (only libz.so)" in text
 
 
 @pytest.mark.parametrize(("target", "levels", "abis", "expected"), [
@@ -284,3 +305,41 @@ def test_the_dry_run_says_which_ndk_and_where_it_was_given(tf1_tree, const_model
     assert (f"ok       Android NDK: {r18} (from $ANDROID_NDK_HOME): Android NDK r18 (18.1.5063045): API 16-28, "
             "ABIs arm64-v8a, armeabi-v7a, x86, x86_64, prebuilt linux-x86_64") in text
     assert f"ok       Android SDK: {tmp_path / 'sdk'} (from --sdk)" in text
+
+
+# -- the contrib Makefile with a clang-only NDK, for real ------------------------------------------
+@pytest.mark.android_ndk
+@pytest.mark.parametrize(("target", "abi", "machine", "qemu", "arch_flags"), [
+    ("android-arm64", "arm64-v8a", "AArch64", "qemu-aarch64", ""),
+    ("android-armv7", "armeabi-v7a", "ARM", "qemu-arm", "-march=armv7-a -mfloat-abi=softfp -mfpu=neon"),
+])
+def test_a_local_makefile_build_with_the_clang_only_ndk(tf1_tree, const_model, mini_ndk, tmp_path, capsys,
+                                                       android_env, target, abi, machine, qemu, arch_flags):
+    """``tfbuild build --flavour makefile --local`` of the generated TF 1.x tree (TF 1.12's
+    Android section: GCC 4.9, platforms/android-21, gnustl) with the r26 stand-in: the clang
+    adapter cross-builds protobuf and nsync and TensorFlow with the NDK's clang; every object
+    of the three archives is for the ABI, the ABI's flags are on every compile, and the static
+    benchmark runs under qemu-user and registers the model's kernel."""
+    import treegen
+
+    out = tmp_path / "out"
+    code = main(["build", "--source", str(tf1_tree), "--model", str(const_model), "--out", str(out),
+                 "--target", target, "--flavour", "makefile", "--ndk", str(mini_ndk), "--local", "--jobs", "2"])
+    assert code == 0, capsys.readouterr().err[-3000:]
+    readelf = inspect_ndk(mini_ndk).prebuilt() / "bin" / "llvm-readelf"
+    for archive in ("libtensorflow-core.a", "libprotobuf.a", "libnsync.a"):
+        headers = subprocess.run([str(readelf), "-h", str(out / archive)], capture_output=True, text=True,
+                                 check=True).stdout
+        machines = re.findall(r"Machine:\s+(\S+)", headers)
+        assert machines and set(machines) == {machine}, (archive, machines)
+    log = (out / f"{target}.build.log").read_text()
+    compiles = [line for line in log.splitlines() if "/bin/clang++ " in line and " -c tensorflow/" in line]
+    assert compiles and all("-stdlib=libc++" in line and arch_flags in line for line in compiles)
+    assert not any("-4.9/" in line or "gnustl" in line for line in compiles)
+    benchmark = tf1_tree / treegen.MAKEFILE_BENCHMARK.replace("gen/bin/", f"gen/bin/android_{abi}/")
+    ran = subprocess.run([qemu, str(benchmark)], capture_output=True, text=True, timeout=120)
+    assert ran.returncode == 0, ran.stderr
+    kernels, _ = treegen.parse_registry_listing(ran.stdout)
+    assert ("Const", "CPU", "ConstantOp") in kernels
+    assert "fix-up android-static-liblog: an NDK has liblog only as a shared library" in log
+    assert "fix-up android-no-whole-archive: the Makefile links the benchmark" in log

@@ -40,6 +40,9 @@ TREE_CASES = [
 ]
 OPS_CASES = [(name, "ops-library") for name, profile in load_targets().items() if profile.ops_library]
 VARIANTS = [("android-arm64", "bazel", "tf2"), ("linux-x86_64", "bazel", "tf2")]
+NDK_R26 = "26.1.10909125"
+CLANG_NDK_CASES = [("android-arm64", "makefile", "ndk26"), ("android-armv7", "makefile", "ndk26")]
+"""The Makefile on a clang-only NDK: tfbuild's clang adapter (the golden r17 plans keep GCC)."""
 
 
 @pytest.fixture(scope="module")
@@ -49,6 +52,7 @@ def world(tmp_path_factory):
     make_tf1_tree(root / "tf1")
     make_tf2_tree(root / "tf2", version=(2, 6, 0))
     make_ndk(root / "ndk", revision=NDK_R17)
+    make_ndk(root / "ndk26", revision=NDK_R26, api_levels=(21, 34))
     make_sdk(root / "sdk")
     return root
 
@@ -104,6 +108,12 @@ def test_golden_tf2_plan(world, target, flavour, tree):
     check_golden(f"{target}-{flavour}-{tree}", plan_text(plan), replacements(world, tree))
 
 
+@pytest.mark.parametrize("target, flavour, ndk", CLANG_NDK_CASES, ids=[f"{t}-{f}-{n}" for t, f, n in CLANG_NDK_CASES])
+def test_golden_clang_ndk_plan(world, target, flavour, ndk):
+    plan = plan_for(world, target, flavour, ndk=str(world / ndk))
+    check_golden(f"{target}-{flavour}-{ndk}", plan_text(plan), replacements(world, "tf1"))
+
+
 @pytest.mark.tensorflow
 @pytest.mark.parametrize("target, flavour", OPS_CASES, ids=[f"{t}-{f}" for t, f in OPS_CASES])
 def test_golden_ops_library_plan(world, target, flavour):
@@ -118,7 +128,9 @@ def test_golden_ops_library_plan(world, target, flavour):
 
 
 def test_golden_files_match_the_cases():
-    expected = {f"{t}-{f}" for t, f in TREE_CASES + OPS_CASES} | {f"{t}-{f}-{v}" for t, f, v in VARIANTS}
+    expected = {f"{t}-{f}" for t, f in TREE_CASES + OPS_CASES} | {
+        f"{t}-{f}-{v}" for t, f, v in VARIANTS + CLANG_NDK_CASES
+    }
     assert {path.stem for path in GOLDEN_DIR.glob("*.txt")} == expected
 
 

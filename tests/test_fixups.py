@@ -75,7 +75,49 @@ def test_every_fixup_in_the_table_is_complete():
     assert table.fixups
     for fixup in table.fixups:
         assert fixup.why and fixup.steps
-        assert fixup.make_variables or fixup.directories, fixup.name
+        assert fixup.make_variables or fixup.directories or fixup.prepend_make_variables or fixup.script, fixup.name
+
+
+CLANG_VALUES = {"target_cc": "/ndk/bin/aarch64-linux-android21-clang", "target_ar": "/ndk/bin/llvm-ar",
+                "fixups_dir": "/src/gen/tfbuild_fixups/android_arm64-v8a"}
+
+
+def test_fixups_for_tagged_steps_go_only_into_those_steps():
+    """The clang adapter's fix-ups: a step of their own with the planner's values, words first
+    in the make command line's LDFLAGS; an untagged make step and an Android nsync step (whose
+    Makefile has no -Werror) get none of theirs."""
+    make = ("make", "-f", "Makefile", "LDFLAGS=-fPIE -pie", "LIBS=-llog")
+    steps = (
+        Step("build nsync (android-arm64)", ("true",), PurePosixPath("/src"), tags=frozenset({"nsync-android"})),
+        Step("build TensorFlow (linux-x86_64)", make, PurePosixPath("/src")),
+        Step("build TensorFlow (android-arm64)", make, PurePosixPath("/src"), tags=frozenset({"ndk-clang"})),
+    )
+    changed, applied = apply_fixups(steps, TF19, values=CLANG_VALUES)
+    assert changed[0] == steps[0] and changed[1] == steps[1]
+    stub, build = changed[2], changed[3]
+    assert stub.name == "fix-up: android-static-liblog" and stub.argv[:2] == ("bash", "-c")
+    assert stub.argv[-3:] == tuple(CLANG_VALUES.values())
+    assert build.name == "build TensorFlow (android-arm64) [fix-up: android-static-liblog, android-no-whole-archive]"
+    assert build.argv[3] == f"LDFLAGS=-Wl,--no-whole-archive -L{CLANG_VALUES['fixups_dir']} -fPIE -pie"
+    assert [fix.name for fix in applied] == ["android-static-liblog", "android-static-liblog", "android-no-whole-archive"]
+
+
+@pytest.mark.android_ndk
+def test_the_liblog_stub_links_statically_and_runs(mini_ndk, tmp_path):
+    """The fix-up's script with the stand-in NDK: a static program that calls
+    __android_log_write and names -llog links against the stub and runs."""
+    bin_dir = mini_ndk / "toolchains/llvm/prebuilt/linux-x86_64/bin"
+    values = {"target_cc": str(bin_dir / "aarch64-linux-android21-clang"), "target_ar": str(bin_dir / "llvm-ar"),
+              "fixups_dir": str(tmp_path / "fixups")}
+    step = Step("build TensorFlow (android-arm64)", ("make",), PurePosixPath("/src"), tags=frozenset({"ndk-clang"}))
+    (stub, _), _ = apply_fixups((step,), TF19, values=values)
+    subprocess.run(stub.argv, cwd=tmp_path, check=True, capture_output=True)
+    (tmp_path / "main.c").write_text(
+        'int __android_log_write(int, const char*, const char*);\n'
+        'int main(void) { return __android_log_write(4, "tf", "hello"); }\n')
+    subprocess.run([str(bin_dir / "aarch64-linux-android21-clang"), "-static", "main.c", f"-L{tmp_path / 'fixups'}",
+                    "-llog", "-o", str(tmp_path / "main")], cwd=tmp_path, check=True, capture_output=True)
+    assert subprocess.run(["qemu-aarch64", str(tmp_path / "main")]).returncode == 0
 
 
 def test_the_plan_and_its_text_show_the_fixups(world):  # noqa: F811

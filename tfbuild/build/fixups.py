@@ -8,6 +8,12 @@ applies to, the tree versions it is for, and how it acts. It acts through make's
 variables (``MAKEFLAGS``), which override a Makefile's own assignments without editing a file
 of the tree. The plan lists every applied fix-up with its reason, its step is named after it and
 logs it when it runs, and the manifest records it.
+
+A fix-up may be for one kind of step only (``when``/``unless``: the step's tags, e.g. the steps
+of the Makefile flavour's clang adapter for Android), put words first in a variable the step
+gives on make's command line (``prepend_make_variables``), or run a script of its own just before
+the step (``script``, a template under ``templates/``, with ``script_args``). Its strings may
+hold ``{placeholders}`` that the planner of those steps supplies (``apply_fixups(values=...)``).
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ from tfbuild.build.plan import AppliedFixup, Step
 from tfbuild.config import Check, read_toml
 from tfbuild.errors import ConfigError
 from tfbuild.resources import toolchains_dir
+from tfbuild.templating import render
 from tfbuild.tree.facts import TensorFlowVersion
 
 FIXUPS_FILE = Path("tensorflow") / "fixups.toml"
@@ -46,12 +53,36 @@ class Fixup:
     directories: tuple[str, ...] = ()
     """Directories (relative to the step's working directory) made by a step of their own
     just before the step, e.g. to stand in for what a script would otherwise download."""
+    when: tuple[str, ...] = ()
+    """Tags a step must all have (:attr:`Step.tags`) for the fix-up to apply to it."""
+    unless: tuple[str, ...] = ()
+    """Tags that keep the fix-up off a step."""
+    prepend_make_variables: Mapping[str, str] = dataclasses.field(default_factory=dict)
+    """Words put first in a ``NAME=VALUE`` argument of the step's make command line (added
+    when the step gives no such variable)."""
+    script: str | None = None
+    """A template under ``templates/`` run as ``bash -c <script> bash ARGS...`` by a step of
+    its own just before the step."""
+    script_args: tuple[str, ...] = ()
 
     def applies_to(self, version: TensorFlowVersion) -> bool:
         since, before = (_minor(bound) for bound in self.tensorflow)
         return (since is None or version.minor_version >= since) and (
             before is None or version.minor_version < before
         )
+
+    def fits(self, step: Step) -> bool:
+        """Whether the fix-up is for ``step``: by the start of its name and by its tags."""
+        return (
+            step.name.startswith(self.steps)
+            and set(self.when) <= step.tags
+            and not set(self.unless) & step.tags
+        )
+
+    @property
+    def acts_on_step(self) -> bool:
+        """Whether it changes the step itself (rather than only adding a step before it)."""
+        return bool(self.make_variables or self.prepend_make_variables)
 
 
 @dataclass(frozen=True)
@@ -66,36 +97,94 @@ def fixup_table(path: Path | None = None) -> FixupTable:
 
 
 def apply_fixups(
-    steps: Sequence[Step], version: TensorFlowVersion, table: FixupTable | None = None
+    steps: Sequence[Step],
+    version: TensorFlowVersion,
+    table: FixupTable | None = None,
+    *,
+    values: Mapping[str, str] | None = None,
 ) -> tuple[tuple[Step, ...], tuple[AppliedFixup, ...]]:
-    """``steps`` with every fix-up for a tree at ``version`` folded into the steps it names
-    (their name says so), and the list of what was applied, in step order."""
-    fixups = [fixup for fixup in (table or fixup_table()).fixups if fixup.applies_to(version)]
+    """``steps`` with every fix-up for a tree at ``version`` folded into the steps it is for
+    (their name says so), and the list of what was applied, in step order. ``values`` fill the
+    placeholders of the fix-ups that apply."""
+    fixups = [_filled(fixup, values or {}) for fixup in (table or fixup_table()).fixups if fixup.applies_to(version)]
     changed: list[Step] = []
     applied: list[AppliedFixup] = []
     for step in steps:
-        mine = [fixup for fixup in fixups if step.name.startswith(fixup.steps)]
+        mine = [fixup for fixup in fixups if fixup.fits(step)]
         fixed = _with_fixups(step, mine) if mine else step
         for fixup in mine:
             if fixup.directories:
                 changed.append(_directories_step(step, fixup))
                 applied.append(AppliedFixup(fixup.name, fixup.why, changed[-1].name))
-            if fixup.make_variables:
+            if fixup.script is not None:
+                changed.append(_script_step(step, fixup))
+                applied.append(AppliedFixup(fixup.name, fixup.why, changed[-1].name))
+            if fixup.acts_on_step:
                 applied.append(AppliedFixup(fixup.name, fixup.why, fixed.name))
         changed.append(fixed)
     return tuple(changed), tuple(applied)
 
 
+def _filled(fixup: Fixup, values: Mapping[str, str]) -> Fixup:
+    """``fixup`` with its placeholders filled; one that names a value the planner did not give
+    keeps them (it applies to no step of that planner)."""
+    try:
+        return dataclasses.replace(
+            fixup,
+            make_variables={name: value.format_map(values) for name, value in fixup.make_variables.items()},
+            prepend_make_variables={
+                name: value.format_map(values) for name, value in fixup.prepend_make_variables.items()
+            },
+            script_args=tuple(arg.format_map(values) for arg in fixup.script_args),
+        )
+    except KeyError:
+        return fixup
+
+
 def _with_fixups(step: Step, fixups: Sequence[Fixup]) -> Step:
     """``step`` named after ``fixups``, with their variables and their reasons as notes."""
-    fixups = [fixup for fixup in fixups if fixup.make_variables]
+    fixups = [fixup for fixup in fixups if fixup.acts_on_step]
     if not fixups:
         return step
     for fixup in fixups:
+        _check_filled(fixup)
         step = _with_make_variables(step, fixup.make_variables)
+        step = _with_prepended_variables(step, fixup.prepend_make_variables)
     names = ", ".join(fixup.name for fixup in fixups)
     return dataclasses.replace(
         step, name=f"{step.name} [fix-up: {names}]", notes=(*step.notes, *(_note(fixup) for fixup in fixups))
+    )
+
+
+def _check_filled(fixup: Fixup) -> None:
+    words = (*fixup.make_variables.values(), *fixup.prepend_make_variables.values(), *fixup.script_args)
+    if any("{" in word for word in words):
+        raise ValueError(f"fix-up {fixup.name}: a placeholder of {words} was not given by the planner")
+
+
+def _with_prepended_variables(step: Step, variables: Mapping[str, str]) -> Step:
+    """``step`` with ``variables``' words put first in its make command line's ``NAME=VALUE``."""
+    argv = list(step.argv)
+    for name, words in variables.items():
+        at = next((index for index, arg in enumerate(argv) if arg.startswith(f"{name}=")), None)
+        if at is None:
+            argv.append(f"{name}={words}")
+        else:
+            current = argv[at].split("=", 1)[1]
+            argv[at] = f"{name}={words} {current}" if current else f"{name}={words}"
+    return dataclasses.replace(step, argv=tuple(argv))
+
+
+def _script_step(step: Step, fixup: Fixup) -> Step:
+    """The step of its own that runs ``fixup.script`` before ``step``."""
+    assert fixup.script is not None
+    _check_filled(fixup)
+    return Step(
+        f"fix-up: {fixup.name}",
+        ("bash", "-c", render(fixup.script), "bash", *fixup.script_args),
+        step.workdir,
+        notes=(f"fix-up {fixup.name}: {fixup.why}",),
+        tags=step.tags,
     )
 
 
@@ -110,17 +199,30 @@ def _directories_step(step: Step, fixup: Fixup) -> Step:
 
 
 def _with_make_variables(step: Step, variables: Mapping[str, str]) -> Step:
-    """``step`` with ``variables`` added to the ``MAKEFLAGS`` its make reads: GNU make takes
-    ``NAME=VALUE`` words there as command-line definitions, spaces escaped with a backslash."""
+    """``step`` with ``variables`` added to the ``MAKEFLAGS`` its make reads."""
+    if not variables:
+        return step
     words = [step.env["MAKEFLAGS"]] if step.env.get("MAKEFLAGS") else []
-    words += [f"{name}={value.replace(' ', chr(92) + ' ')}" for name, value in variables.items()]
+    words.append(make_flags(variables))
     return dataclasses.replace(step, env={**step.env, "MAKEFLAGS": " ".join(words)})
+
+
+def make_flags(variables: Mapping[str, str]) -> str:
+    """``variables`` as ``MAKEFLAGS`` words: GNU make takes ``NAME=VALUE`` words there as
+    command-line definitions, spaces escaped with a backslash."""
+    return " ".join(f"{name}={value.replace(' ', chr(92) + ' ')}" for name, value in variables.items())
 
 
 def _note(fixup: Fixup) -> str:
     """The log line of a fix-up that acts through make's variables."""
-    variables = " ".join(f"{name}='{value}'" for name, value in fixup.make_variables.items())
-    return f"fix-up {fixup.name}: {fixup.why}; make variables: {variables}"
+    parts = []
+    if fixup.make_variables:
+        parts.append("make variables: " + " ".join(f"{name}='{value}'" for name, value in fixup.make_variables.items()))
+    if fixup.prepend_make_variables:
+        parts.append("first in make's " + ", ".join(
+            f"{name}: '{value}'" for name, value in fixup.prepend_make_variables.items()
+        ))
+    return f"fix-up {fixup.name}: {fixup.why}; {'; '.join(parts)}"
 
 
 def _minor(bound: str) -> tuple[int, int] | None:

@@ -35,6 +35,9 @@ class Step:
     """The step may run at the same time as the parallel steps next to it (one compile per source)."""
     notes: tuple[str, ...] = ()
     """Lines the log gets before the step runs, e.g. the reason of a fix-up it carries."""
+    tags: frozenset[str] = frozenset()
+    """What kind of step this is beyond its name, for the fix-ups that select steps by it
+    (``ndk-clang``: planned by the Makefile flavour's clang adapter for Android)."""
 
 
 @dataclass(frozen=True)
@@ -104,3 +107,5 @@ class BuildPlan:
     """The toolchain fix-ups folded into the steps (their notes say how)."""
     size_profile: AppliedSizeProfile | None = None
     """The size profile the steps apply (None: a plan no profile applies to, e.g. a host tool)."""
+    notes: tuple[str, ...] = ()
+    """What the planner chose and why, when the plan alone does not say (which NDK adapter)."""

@@ -41,7 +41,7 @@ def plan_text(plan: BuildPlan, *, notes: Iterable[str] = ()) -> str:
         artifacts=tuple(f"{a.name} ({a.kind}) <- {a.path}" for a in plan.artifacts),
         fixups=tuple(f"{fix.name} (in step '{fix.step}'): {fix.why}" for fix in plan.fixups),
         size_profile=_size_profile(plan.size_profile),
-        notes=tuple(notes),
+        notes=(*plan.notes, *notes),
     )
 
 

@@ -16,12 +16,14 @@ or a stand-in laid out the same way); nothing is special-cased for one NDK:
 :func:`check_api_level` refuse a target the NDK cannot build, each with one line naming the NDK,
 what it has and what the build needs. Which NDK majors a build takes is the flavour's rule: the
 tree's own list for Bazel (:func:`tfbuild.build.workspace.check_ndk_supported`), the GCC
-toolchains for the contrib Makefile (:func:`tfbuild.build.flavours.makefile.check_makefile_ndk`).
+toolchains or tfbuild's clang adapter for the contrib Makefile
+(:func:`tfbuild.build.flavours.android_ndk_clang.choose_adapter`).
 """
 
 from __future__ import annotations
 
 import json
+import platform
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,6 +43,10 @@ _GCC_TOOLCHAIN = re.compile(r".+-\d+(\.\d+)+\Z")  # aarch64-linux-android-4.9, x
 ARCH_ABIS = {"arm": "armeabi-v7a", "arm64": "arm64-v8a", "x86": "x86", "x86_64": "x86_64", "mips": "mips",
              "mips64": "mips64"}
 """The ABI an old NDK's ``platforms/android-N/arch-<arch>`` directory stands for."""
+CLANG_ONLY_MAJOR = 19
+"""From NDK r19 on, ``toolchains/llvm/prebuilt/<host>`` is a complete toolchain: clang with
+``<triple><api>-clang`` drivers, the unified ``sysroot/`` (headers, and the libraries under
+``usr/lib/<triple>/<api>``) and libc++. NDK r18 removed GCC and gnustl but lacks that layout."""
 FIND_HINT = "pass --ndk, set [android] ndk in tfbuild.toml, or set ANDROID_NDK_HOME, to an NDK's top directory"
 
 
@@ -78,6 +84,25 @@ class NdkInfo:
     def prebuilt(self, host: str = CONTAINER_HOST) -> Path | None:
         """``toolchains/llvm/prebuilt/<host>``, or None when the NDK has no clang for ``host``."""
         return self.path / LLVM_PREBUILT / host if host in self.hosts else None
+
+    def library_kinds(self, name: str, abi_triple: str, api_level: int, host: str = CONTAINER_HOST) -> frozenset[str]:
+        """How ``-l<name>`` is found for the ABI in the NDK's clang toolchain for ``host``:
+        ``static`` (a ``lib<name>.a``) and/or ``shared`` (a ``lib<name>.so``), looked up in its
+        sysroot's ``usr/lib/<abi_triple>`` and ``/<api_level>`` and in clang's runtime
+        directories (``lib/clang/*/lib/linux``: libatomic in NDK r23+); empty: not the NDK's."""
+        prebuilt = self.prebuilt(host)
+        if prebuilt is None:
+            return frozenset()
+        lib = prebuilt / "sysroot" / "usr" / "lib" / abi_triple
+        places = [lib, lib / str(api_level), *sorted((prebuilt / "lib").glob("clang/*/lib/linux/*")),
+                  *sorted((prebuilt / "lib").glob("clang/*/lib/linux"))]
+        kinds = set()
+        for place in places:
+            if (place / f"lib{name}.a").is_file():
+                kinds.add("static")
+            if (place / f"lib{name}.so").is_file():
+                kinds.add("shared")
+        return frozenset(kinds)
 
     def summary(self) -> str:
         """One line for the dry run: revision, API levels, ABIs, hosts."""
@@ -210,3 +235,9 @@ def _subdirectories(directory: Path) -> tuple[str, ...]:
     if not directory.is_dir():
         return ()
     return tuple(sorted(entry.name for entry in directory.iterdir() if entry.is_dir()))
+
+
+def build_machine_host() -> str:
+    """The ``toolchains/llvm/prebuilt/<host>`` name of this machine (``linux-x86_64``,
+    ``darwin-x86_64``: NDKs ship x86_64 names only, universal binaries on Apple silicon)."""
+    return f"{platform.system().lower()}-x86_64"

@@ -105,6 +105,22 @@ class NsyncBuild:
 
 
 @dataclass(frozen=True)
+class NdkClangBuild:
+    """How tfbuild builds the contrib Makefile's ``TARGET=ANDROID`` with a clang-only NDK (r19
+    and newer), whose GCC toolchains, ``platforms/`` sysroot and gnustl the Makefile's Android
+    section names (:mod:`tfbuild.build.flavours.android_ndk_clang`). ``triple`` is clang's
+    ``--target`` without the API level (``aarch64-linux-android``); ``abi_triple`` names the
+    NDK's ``sysroot/usr/lib/<abi_triple>`` and is protobuf's ``configure --host``; ``arch_flags``
+    go to every compile (TensorFlow, protobuf, nsync); ``ldflags`` to the benchmark's link."""
+
+    triple: str
+    abi_triple: str
+    arch_flags: tuple[str, ...] = ()
+    ldflags: tuple[str, ...] = ()
+    linker: Linker = "lld"
+
+
+@dataclass(frozen=True)
 class MakefileProfile:
     variables: Mapping[str, Template]
     optflags: tuple[str, ...]
@@ -113,6 +129,9 @@ class MakefileProfile:
     artifacts: Annotated[tuple[ArtifactSpec, ...], Check(non_empty)]
     dockerfile: DockerfileName | None = None  # None: runs on the host (iOS, a Mac with Xcode)
     ndk_max_major: int | None = None
+    """The newest NDK the Makefile's own Android section builds with (its GCC toolchains)."""
+    ndk_clang: NdkClangBuild | None = None
+    """How a newer, clang-only NDK builds the target; None: such NDKs are refused."""
     linker: Linker = "bfd"
 
 

@@ -13,6 +13,11 @@ folds into ``CXXFLAGS`` that a command line may replace without losing the Makef
 as ``build_all_ios.sh -g`` sets it: the header names exactly the kernels the model needs,
 whatever their dtype, and the slim set would compile some of them away.
 
+Android: which NDK adapter builds the target is chosen from the NDK
+(:mod:`tfbuild.build.flavours.android_ndk_clang`): the Makefile's own GCC section for NDK r17
+and older, or, for a clang-only NDK, tfbuild's adapter, which gives make the NDK's clang and the
+complete flag set on its command line and cross-builds protobuf and nsync with the same clang.
+
 A size profile (:mod:`tfbuild.build.size_profiles`) adds its flags for every object to
 ``OPTFLAGS`` too, after the target's own (the last ``-O`` wins) and before ``--extra-cflag``.
 Its per-file and link flags go into ``tfbuild-profile.mk``, written into the output directory
@@ -33,7 +38,20 @@ import hashlib
 import re
 from pathlib import PurePosixPath
 
-from tfbuild.build.fixups import apply_fixups
+from tfbuild.build.fixups import apply_fixups, make_flags
+from tfbuild.build.flavours.android_ndk_clang import (
+    CLANG_TAG,
+    MAKEFILE_NDK_API_LEVEL,
+    NSYNC_ANDROID_TAG,
+    ClangToolchain,
+    NdkAdapter,
+    choose_adapter,
+    clang_toolchain,
+    fixup_values,
+    make_variables,
+    nsync_make_variables,
+    protobuf_configure,
+)
 from tfbuild.build.flavours.layout import (
     BuildLayout,
     PlanRequest,
@@ -46,14 +64,15 @@ from tfbuild.build.flavours.layout import (
 )
 from tfbuild.build.plan import AppliedSizeProfile, Artifact, BuildPlan, GeneratedFile, Step
 from tfbuild.build.size_profiles import apply_size_profile
-from tfbuild.errors import ConfigError
 from tfbuild.flavour import Flavour
 from tfbuild.templating import render
-from tfbuild.toolchain.android_ndk import NdkInfo, check_abi, check_api_level, inspect_ndk
-from tfbuild.toolchain.targets import MakefileProfile, TargetProfile, fill
-from tfbuild.tree.facts import MAKEFILE_DIR
+from tfbuild.toolchain.android_ndk import CONTAINER_HOST, build_machine_host, inspect_ndk
+from tfbuild.toolchain.targets import Linker, MakefileProfile, fill
+from tfbuild.toolchain.tf_versions import ndk_majors_text, tree_requirements
+from tfbuild.tree.facts import MAKEFILE, MAKEFILE_DIR
 
-MAKEFILE = f"{MAKEFILE_DIR}/Makefile"
+__all__ = ["DOWNLOAD_STEP", "MAKEFILE", "MAKEFILE_NDK_API_LEVEL", "PROFILE_MAKEFILE", "dependencies_only", "plan"]
+
 DOWNLOADS = f"{MAKEFILE_DIR}/downloads"
 HOST_PROTOBUF_PREFIX = "gen/protobuf-host"
 DOWNLOAD_STEP = "download dependencies"
@@ -67,28 +86,33 @@ BUILT_WITH_TARGET_FLAGS = ("obj", "dep", "lib", "bin")
 these). Host tools (``host_obj``, ``proto_text``), generated sources, protobuf and nsync stay."""
 _MAKE_SAFE_SOURCE = re.compile(r"[A-Za-z0-9_./+-]+\.cc\Z")
 """A source name that can stand in a make rule as it is (no spaces, ``$``, ``:``, ``%``, ``#``)."""
-MAKEFILE_NDK_API_LEVEL = 21
-"""The API level the contrib Makefile builds Android for: its ``--sysroot`` is
-``$(NDK_ROOT)/platforms/android-21/arch-<arch>`` for every ABI, whatever ``--ndk-api-level`` says."""
 
 
 def plan(request: PlanRequest) -> BuildPlan:
     profile = request.profile.makefile
     assert profile is not None
     assert request.tree is not None
-    _check_android_ndk(request, profile)
     dockerfile = None if request.options.local else profile.dockerfile
+    host = CONTAINER_HOST if dockerfile is not None else build_machine_host()
+    adapter = _android_adapter(request, profile, host)
     layout = container_layout(request, ccache_volume=True) if dockerfile is not None else local_layout(request)
     image = toolchain_image(request, dockerfile) if dockerfile is not None else None
     env = {"CCACHE_DIR": str(layout.ccache)} if layout.ccache else {}
     artifacts = tuple(
         Artifact(path=_makefile_path(layout, spec.path), name=spec.name, kind=spec.kind) for spec in profile.artifacts
     )
-    size = _size_profile(request, profile)
+    clang = None
+    if adapter is not None and adapter.clang is not None:
+        assert layout.ndk is not None
+        clang = clang_toolchain(layout.ndk, host, adapter.clang, "ccache" if layout.ccache else None)
+    size = _size_profile(request, clang.build.linker if clang else profile.linker)
     profile_mk = _profile_makefile(request, size)
+    makefile = _Makefile(request, profile, layout, adapter, clang, host)
+    values = fixup_values(clang, layout.tree_src / MAKEFILE_DIR, request.profile.arch) if clang else None
     steps, fixups = apply_fixups(
-        _steps(request, profile, layout, size, profile_mk, layout.out / PROFILE_MAKEFILE if profile_mk else None),
+        makefile.steps(size, profile_mk, layout.out / PROFILE_MAKEFILE if profile_mk else None),
         request.tree.version,
+        values=values,
     )
     generated = (header_file(request), tree_header_file(request), *((profile_mk,) if profile_mk else ()))
     return BuildPlan(
@@ -103,13 +127,14 @@ def plan(request: PlanRequest) -> BuildPlan:
         env=env,
         fixups=fixups,
         size_profile=size,
+        notes=(*(adapter.notes if adapter else ()), *makefile.notes),
     )
 
 
-def _size_profile(request: PlanRequest, profile: MakefileProfile) -> AppliedSizeProfile:
-    """The size profile for the Makefile's linker, with the hot sources a make rule can name."""
+def _size_profile(request: PlanRequest, linker: Linker) -> AppliedSizeProfile:
+    """The size profile for the build's linker, with the hot sources a make rule can name."""
     hot = tuple(source for source in request.hot_files if _MAKE_SAFE_SOURCE.match(source))
-    size = apply_size_profile(request.options.size_profile, linker=profile.linker, hot_files=hot)
+    size = apply_size_profile(request.options.size_profile, linker=linker, hot_files=hot)
     skipped = sorted(set(request.hot_files) - set(hot))
     if skipped and size.hot_files:
         note = f"not compiled apart (no make rule can name them): {', '.join(skipped)}"
@@ -138,48 +163,161 @@ def dependencies_only(plan: BuildPlan) -> BuildPlan:
     return dataclasses.replace(plan, steps=steps, artifacts=(), generated_files=())
 
 
-def _steps(
-    request: PlanRequest,
-    profile: MakefileProfile,
-    layout: BuildLayout,
-    size: AppliedSizeProfile,
-    profile_mk_file: GeneratedFile | None,
-    profile_mk: PurePosixPath | None,
-) -> tuple[Step, ...]:
-    src = layout.tree_src
-    mk = src / MAKEFILE_DIR
-    env = {"NDK_ROOT": str(layout.ndk)} if layout.ndk is not None else {}
-    steps = [
-        Step(DOWNLOAD_STEP, (f"{MAKEFILE_DIR}/download_dependencies.sh",), src, skip_if_exists=src / DOWNLOADS),
-    ]
-    steps += _protobuf_steps(request, profile, layout, env)
-    steps.append(
-        Step(
-            "build nsync (host)",
-            (f"{MAKEFILE_DIR}/compile_nsync.sh",),
-            src,
-            skip_if_exists=mk / profile.nsync.host_lib,
-        )
-    )
-    if profile.nsync.lib != profile.nsync.host_lib:
-        nsync_env = dict(env)
-        if profile.nsync.cc is not None:
+class _Makefile:
+    """The steps of one Makefile plan: the target's profile, and for Android the NDK adapter
+    (with the clang toolchain when it is the clang adapter). ``notes`` collects what the plan
+    should say about choices made on the way."""
+
+    def __init__(
+        self,
+        request: PlanRequest,
+        profile: MakefileProfile,
+        layout: BuildLayout,
+        adapter: NdkAdapter | None,
+        clang: ClangToolchain | None,
+        host: str,
+    ) -> None:
+        self.request, self.profile, self.layout = request, profile, layout
+        self.adapter, self.clang, self.host = adapter, clang, host
+        self.notes: list[str] = []
+        self.src = layout.tree_src
+        self.mk = self.src / MAKEFILE_DIR
+        self.env = {"NDK_ROOT": str(layout.ndk)} if layout.ndk is not None else {}
+        self.tags = frozenset({CLANG_TAG}) if clang is not None else frozenset()
+
+    def steps(
+        self, size: AppliedSizeProfile, profile_mk_file: GeneratedFile | None, profile_mk: PurePosixPath | None
+    ) -> tuple[Step, ...]:
+        steps = [
+            Step(DOWNLOAD_STEP, (f"{MAKEFILE_DIR}/download_dependencies.sh",), self.src,
+                 skip_if_exists=self.src / DOWNLOADS),
+            *self._protobuf_steps(),
+            Step(
+                "build nsync (host)",
+                (f"{MAKEFILE_DIR}/compile_nsync.sh",),
+                self.src,
+                skip_if_exists=self.mk / self.profile.nsync.host_lib,
+            ),
+        ]
+        if self.profile.nsync.lib != self.profile.nsync.host_lib:
+            steps.append(self._target_nsync_step())
+        argv = self._make_argv(size, profile_mk)
+        steps.append(_forget_stale_objects(argv, profile_mk_file.content if profile_mk_file else "", self.src))
+        steps.append(Step(f"build TensorFlow ({self.request.profile.name})", argv, self.src, env=self.env,
+                          tags=self.tags))
+        return tuple(steps)
+
+    def _target_nsync_step(self) -> Step:
+        profile, env = self.profile, dict(self.env)
+        tags = set(self.tags)
+        if self.request.profile.platform == "android":
+            tags.add(NSYNC_ANDROID_TAG)
+        if self.clang is not None:
+            # compile_nsync.sh's Android Makefile calls the NDK's GCC; command-line definitions
+            # in MAKEFLAGS override its assignments.
+            env["MAKEFLAGS"] = make_flags(nsync_make_variables(self.clang))
+        elif profile.nsync.cc is not None:
             # compile_nsync.sh has no option for a cross compiler; its generated Makefile sets
             # CC, which a command-line definition in MAKEFLAGS overrides.
-            nsync_env["MAKEFLAGS"] = f"CC={profile.nsync.cc}"
-        steps.append(
-            Step(
-                f"build nsync ({request.profile.name})",
-                (f"{MAKEFILE_DIR}/compile_nsync.sh", *profile.nsync.args),
-                src,
-                env=nsync_env,
-                skip_if_exists=mk / profile.nsync.lib,
-            )
+            env["MAKEFLAGS"] = f"CC={profile.nsync.cc}"
+        return Step(
+            f"build nsync ({self.request.profile.name})",
+            (f"{MAKEFILE_DIR}/compile_nsync.sh", *profile.nsync.args),
+            self.src,
+            env=env,
+            skip_if_exists=self.mk / profile.nsync.lib,
+            tags=frozenset(tags),
         )
-    argv = _make_argv(request, profile, layout, size, profile_mk)
-    steps.append(_forget_stale_objects(argv, profile_mk_file.content if profile_mk_file else "", src))
-    steps.append(Step(f"build TensorFlow ({request.profile.name})", argv, src, env=env))
-    return tuple(steps)
+
+    def _protobuf_steps(self) -> list[Step]:
+        protobuf = self.profile.protobuf
+        installed = self.mk / protobuf.prefix / "lib" / "libprotobuf.a"
+        if self.clang is not None:
+            # compile_android_protobuf.sh calls the NDK's GCC: protobuf's configure, cross, instead.
+            cxx, extra = protobuf_configure(self.clang)
+            return self._cross_protobuf(self.clang.build.abi_triple, cxx, extra, installed)
+        if protobuf.script is not None:
+            return [
+                Step(
+                    f"build protobuf ({protobuf.script})",
+                    (f"{MAKEFILE_DIR}/{protobuf.script}", *protobuf.args),
+                    self.src,
+                    env=self.env,
+                    skip_if_exists=installed,
+                )
+            ]
+        # Without a script, ProtobufBuild has a configure host and a compiler (checked when loaded).
+        assert protobuf.configure_host is not None
+        assert protobuf.cxx is not None
+        return self._cross_protobuf(protobuf.configure_host, protobuf.cxx, (), installed)
+
+    def _cross_protobuf(
+        self, configure_host: str, cxx: str, extra: tuple[str, ...], installed: PurePosixPath
+    ) -> list[Step]:
+        host_protoc = self.mk / HOST_PROTOBUF_PREFIX / "bin" / "protoc"
+        return [
+            Step(
+                "build protobuf (host, for protoc)",
+                (f"{MAKEFILE_DIR}/compile_linux_protobuf.sh",),
+                self.src,
+                skip_if_exists=host_protoc,
+            ),
+            Step(
+                f"build protobuf ({configure_host})",
+                (
+                    "bash", "-c", render("steps/cross_protobuf.sh"), "bash",
+                    str(self.mk / "downloads" / "protobuf"),
+                    str(self.mk / self.profile.protobuf.prefix),
+                    configure_host,
+                    cxx,
+                    str(host_protoc),
+                    str(self.request.options.jobs),
+                    *extra,
+                ),
+                self.src,
+                skip_if_exists=installed,
+                tags=self.tags,
+            ),
+        ]
+
+    def _make_argv(self, size: AppliedSizeProfile, profile_mk: PurePosixPath | None) -> tuple[str, ...]:
+        options, layout, profile = self.request.options, self.layout, self.profile
+        values = {
+            "makefile_dir": str(self.mk),
+            "ndk": str(layout.ndk) if layout.ndk is not None else "",
+            "ndk_api_level": str(options.android.ndk_api_level or ""),
+        }
+        variables = {name: fill(value, **values) for name, value in profile.variables.items()}
+        if layout.ccache is not None:
+            variables.setdefault("CC_PREFIX", "ccache")
+            if "CXX" in variables:
+                variables["CXX"] = f"ccache {variables['CXX']}"
+        if self.clang is not None:
+            variables.update(self._clang_variables())
+        optflags = (*profile.optflags, *size.cflags, *SELECTIVE_FLAGS, f"-I{layout.header_dir}", *options.extra_cflags)
+        variables.update(
+            HOST_NSYNC_LIB=f"{MAKEFILE_DIR}/{profile.nsync.host_lib}",
+            TARGET_NSYNC_LIB=f"{MAKEFILE_DIR}/{profile.nsync.lib}",
+            ANDROID_TYPES=FULL_TYPES,
+            OPTFLAGS=" ".join(optflags),
+        )
+        makefiles = ("-f", MAKEFILE, *(("-f", str(profile_mk)) if profile_mk is not None else ()))
+        return ("make", *makefiles, f"-j{options.jobs}", *(f"{name}={value}" for name, value in variables.items()))
+
+    def _clang_variables(self) -> dict[str, str]:
+        """The clang adapter's toolchain variables, from the tree's own Makefile."""
+        clang, adapter, tree = self.clang, self.adapter, self.request.tree
+        assert clang is not None
+        assert adapter is not None
+        assert tree is not None
+        text = (tree.root / MAKEFILE).read_text(encoding="utf-8", errors="replace")
+        abi, api, host = clang.build.abi_triple, clang.api_level, self.host
+        variables, notes = make_variables(
+            clang, text, self.request.profile.arch,
+            library_kinds=lambda name: adapter.ndk.library_kinds(name, abi, api, host),
+        )
+        self.notes += notes
+        return variables
 
 
 def _forget_stale_objects(make_argv: tuple[str, ...], profile_mk_content: str, src: PurePosixPath) -> Step:
@@ -201,109 +339,20 @@ def _forget_stale_objects(make_argv: tuple[str, ...], profile_mk_content: str, s
     )
 
 
-def _protobuf_steps(
-    request: PlanRequest, profile: MakefileProfile, layout: BuildLayout, env: dict[str, str]
-) -> list[Step]:
-    src = layout.tree_src
-    mk = src / MAKEFILE_DIR
-    protobuf = profile.protobuf
-    installed = mk / protobuf.prefix / "lib" / "libprotobuf.a"
-    if protobuf.script is not None:
-        return [
-            Step(
-                f"build protobuf ({protobuf.script})",
-                (f"{MAKEFILE_DIR}/{protobuf.script}", *protobuf.args),
-                src,
-                env=env,
-                skip_if_exists=installed,
-            )
-        ]
-    # Without a script, ProtobufBuild has a configure host and a compiler (checked when loaded).
-    configure_host, cxx = protobuf.configure_host, protobuf.cxx
-    assert configure_host is not None
-    assert cxx is not None
-    host_protoc = mk / HOST_PROTOBUF_PREFIX / "bin" / "protoc"
-    return [
-        Step(
-            "build protobuf (host, for protoc)",
-            (f"{MAKEFILE_DIR}/compile_linux_protobuf.sh",),
-            src,
-            skip_if_exists=host_protoc,
-        ),
-        Step(
-            f"build protobuf ({configure_host})",
-            (
-                "bash", "-c", render("steps/cross_protobuf.sh"), "bash",
-                str(mk / "downloads" / "protobuf"),
-                str(mk / protobuf.prefix),
-                configure_host,
-                cxx,
-                str(host_protoc),
-                str(request.options.jobs),
-            ),
-            src,
-            skip_if_exists=installed,
-        ),
-    ]
-
-
-def _make_argv(
-    request: PlanRequest,
-    profile: MakefileProfile,
-    layout: BuildLayout,
-    size: AppliedSizeProfile,
-    profile_mk: PurePosixPath | None,
-) -> tuple[str, ...]:
-    options = request.options
-    values = {
-        "makefile_dir": str(layout.tree_src / MAKEFILE_DIR),
-        "ndk": str(layout.ndk) if layout.ndk is not None else "",
-        "ndk_api_level": str(options.android.ndk_api_level or ""),
-    }
-    variables = {name: fill(value, **values) for name, value in profile.variables.items()}
-    if layout.ccache is not None:
-        variables.setdefault("CC_PREFIX", "ccache")
-        if "CXX" in variables:
-            variables["CXX"] = f"ccache {variables['CXX']}"
-    optflags = (*profile.optflags, *size.cflags, *SELECTIVE_FLAGS, f"-I{layout.header_dir}", *options.extra_cflags)
-    variables.update(
-        HOST_NSYNC_LIB=f"{MAKEFILE_DIR}/{profile.nsync.host_lib}",
-        TARGET_NSYNC_LIB=f"{MAKEFILE_DIR}/{profile.nsync.lib}",
-        ANDROID_TYPES=FULL_TYPES,
-        OPTFLAGS=" ".join(optflags),
-    )
-    makefiles = ("-f", MAKEFILE, *(("-f", str(profile_mk)) if profile_mk is not None else ()))
-    return ("make", *makefiles, f"-j{options.jobs}", *(f"{name}={value}" for name, value in variables.items()))
-
-
 def _makefile_path(layout: BuildLayout, relative: str) -> PurePosixPath:
     return layout.tree_src / MAKEFILE_DIR / relative
 
 
-def _check_android_ndk(request: PlanRequest, profile: MakefileProfile) -> None:
-    """Read and check an Android target's NDK, before anything else is planned."""
+def _android_adapter(request: PlanRequest, profile: MakefileProfile, host: str) -> NdkAdapter | None:
+    """For a target that needs an NDK: read it and choose how the Makefile builds with it,
+    before anything else is planned (:func:`~tfbuild.build.flavours.android_ndk_clang.choose_adapter`)."""
     if "ndk" not in request.profile.requires:
-        return
+        return None
+    assert request.tree is not None
     android = request.options.android
     path = require_path(android.ndk, "--ndk", request.profile, origin=android.ndk_origin)
-    check_makefile_ndk(inspect_ndk(path, origin=android.ndk_origin), request.profile, profile)
-
-
-def check_makefile_ndk(ndk: NdkInfo, target: TargetProfile, profile: MakefileProfile) -> None:
-    """Refuse an NDK the contrib Makefile cannot build ``target`` with, as its ``TARGET=ANDROID``
-    section stands: it calls the NDK's GCC toolchains (``toolchains/<triple>-4.9``), which NDK
-    r18 removed, so the NDK must be no newer than the profile's ``ndk_max_major``; and it needs
-    the target's ABI and :data:`MAKEFILE_NDK_API_LEVEL`. This is the rule to change when the
-    Makefile learns to use a modern NDK's clang."""
-    if profile.ndk_max_major is not None and ndk.major > profile.ndk_max_major:
-        raise ConfigError(
-            f"{ndk.where}: the contrib Makefile builds {target.name} with the NDK's GCC toolchains"
-            f" (toolchains/*-4.9), which {ndk.name} no longer has",
-            hint=f"use NDK r{profile.ndk_max_major} or older, or --flavour bazel with an NDK the tree"
-            " supports (see 'tfbuild source')",
-        )
-    check_abi(ndk, target.arch, target=target.name)
-    check_api_level(
-        ndk, MAKEFILE_NDK_API_LEVEL, needs=f"target {target.name}",
-        why="the contrib Makefile's --sysroot platforms/android-21", choosable=False,
+    majors = tree_requirements(request.tree).android_ndk_majors()
+    tree_ndks = f"NDK {ndk_majors_text(majors.value)} ({majors.source})"
+    return choose_adapter(
+        inspect_ndk(path, origin=android.ndk_origin), request.profile, profile, host=host, tree_ndks=tree_ndks
     )
