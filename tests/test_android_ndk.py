@@ -343,3 +343,68 @@ def test_a_local_makefile_build_with_the_clang_only_ndk(tf1_tree, const_model, m
     assert ("Const", "CPU", "ConstantOp") in kernels
     assert "fix-up android-static-liblog: an NDK has liblog only as a shared library" in log
     assert "fix-up android-no-whole-archive: the Makefile links the benchmark" in log
+
+
+# -- tfbuild verify of such a build, for real ------------------------------------------------------
+def graph_pbtxt(path: Path, op: str) -> Path:
+    """A text GraphDef: a float [2, 3] placeholder ``x`` and ``y = op(x)``."""
+    path.write_text(
+        'node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } }\n'
+        '  attr { key: "shape" value { shape { dim { size: 2 } dim { size: 3 } } } } }\n'
+        f'node {{ name: "y" op: "{op}" input: "x" attr {{ key: "T" value {{ type: DT_FLOAT }} }} }}\n'
+    )
+    return path
+
+
+@pytest.mark.android_ndk
+@pytest.mark.tensorflow
+@pytest.mark.parametrize(("target", "machine", "triple"), [
+    ("android-arm64", "AArch64", "aarch64-linux-android21"),
+    ("android-armv7", "ARM", "armv7a-linux-androideabi21"),
+])
+def test_verify_a_local_makefile_build_with_the_clang_only_ndk(tf1_tree, mini_ndk, tmp_path, capsys, android_env,
+                                                               target, machine, triple):
+    """``tfbuild build --local`` of the generated tree for a Placeholder -> Identity model, then
+    ``tfbuild verify``: the manifest records the NDK; the C++ runner (templates/verify) is
+    compiled with the NDK's clang and the build's flags, linked -static against the build's
+    archives, and run under qemu-user; TensorFlow's wheel is the reference.
+
+    What this checks: the runner's whole path on the target (the graph file read, the inputs'
+    bytes fed, the fetched tensors written back, dtype, shape and values compared), and that it
+    runs the selective library's registry (a model whose kernel the build left out fails). What
+    it does not: kernel arithmetic. The tree's kernels are stand-ins that compute nothing; its
+    session (tensorflow/core/public/session.h of the generated tree) forwards Identity's input
+    itself once the library has registered an Identity kernel for the CPU."""
+    out = tmp_path / "out"
+    model = graph_pbtxt(tmp_path / "identity.pbtxt", "Identity")
+    code = main(["build", "--source", str(tf1_tree), "--model", str(model), "--out", str(out), "--target", target,
+                 "--flavour", "makefile", "--ndk", str(mini_ndk), "--local", "--jobs", "2"])
+    assert code == 0, capsys.readouterr().err[-3000:]
+    recorded = json.loads((out / "manifest.json").read_text())["android_ndk"]
+    assert recorded == {"path": str(mini_ndk), "revision": inspect_ndk(mini_ndk).revision, "adapter": "clang",
+                        "stl": "c++_static"}
+    capsys.readouterr()
+
+    code = main(["verify", "--out", str(out)])
+    text = capsys.readouterr().out
+    assert code == 0, text
+    record = json.loads((out / "manifest.json").read_text())["verify"]
+    assert record["passed"] and "compiled with Android NDK r26" in record["runner"]
+    tensors = {tensor["tensor"]: tensor for tensor in record["models"][0]["tensors"]}
+    assert tensors["y:0"]["role"] == "output" and tensors["y:0"]["shape"] == [2, 3]
+    assert tensors["y:0"]["max_abs_diff"] == 0
+    runner = out / "verify" / f"runner-{target}"
+    readelf = inspect_ndk(mini_ndk).prebuilt() / "bin" / "llvm-readelf"
+    headers = subprocess.run([str(readelf), "-h", "-l", str(runner)], capture_output=True, text=True, check=True).stdout
+    assert re.search(rf"Machine:\s+{machine}\b", headers) and "INTERP" not in headers  # static
+    log = (out / "verify" / f"verify-{target}.build.log").read_text()
+    compile_line = next(line for line in log.splitlines() if "/bin/clang++ " in line and "runner.cc" in line)
+    assert f"--target={triple}" in compile_line and "-stdlib=libc++" in compile_line and " -static" in compile_line
+    assert "/gen/tfbuild_fixups/" in compile_line and "-llog" in compile_line
+
+    # The runner runs the selective library: Sqrt's kernel was left out, so the target cannot
+    # run a Sqrt model that TensorFlow runs (exit 8, naming the op).
+    code = main(["verify", "--out", str(out), "--model", str(graph_pbtxt(tmp_path / "sqrt.pbtxt", "Sqrt"))])
+    err = capsys.readouterr().err
+    assert code == 8, err
+    assert "No OpKernel was registered to support Op 'Sqrt'" in err

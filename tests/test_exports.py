@@ -25,6 +25,7 @@ import pytest
 from op_library_probe import EXAMPLE_REQUEST, N, X
 from test_build_flow import op_args, tfbuild
 from test_build_plans import HEADER, options_for, world  # noqa: F401
+from test_linkflags import LIBS, artifacts  # noqa: F401
 from test_size_profiles import FAKE_TENSORFLOW
 
 from tfbuild.build.example import example_model
@@ -37,7 +38,6 @@ from tfbuild.errors import ConfigError, InputFileError
 from tfbuild.toolchain.targets import get_target
 
 PROBE = Path(__file__).resolve().parent / "op_library_probe.py"
-LIBS = ("libtensorflow-core.a", "libprotobuf.a", "libnsync.a")
 JNI_SYMBOLS = {"JNI_OnLoad", "Java_com_x_Y_run"}
 
 # A JNI library: the two entry points call a helper; a large function (code and a table) is
@@ -162,15 +162,6 @@ def test_a_path_with_a_comma_cannot_pass_through_wl():
 # -- tfbuild linkflags ----------------------------------------------------------------------------
 
 
-@pytest.fixture
-def artifacts(tmp_path) -> Path:
-    directory = tmp_path / "out"
-    directory.mkdir()
-    for name in LIBS:
-        (directory / name).write_bytes(b"!<arch>\n")
-    return directory
-
-
 def write_manifest(directory: Path, target: str, ldflags: list[str], name: str = "small") -> None:
     record = {"name": name, "description": "", "cflags": [], "ldflags": ldflags, "hot_cflags": [], "hot_files": [],
               "notes": []}
@@ -181,7 +172,7 @@ def line_of(text: str, start: str) -> str:
     return next(line for line in text.splitlines() if line.startswith(start))
 
 
-def test_the_cli_writes_the_export_file_beside_the_snippets(artifacts, tmp_path, capsys):
+def test_the_cli_writes_the_export_file_beside_the_snippets(artifacts, tmp_path, capsys):  # noqa: F811
     out_dir = tmp_path / "snippets"
     argv = ["linkflags", "--target", "android-arm64", "--artifacts", str(artifacts), "--out", str(out_dir)]
     assert main([*argv, "--jni", "--export", "myapp_*"]) == 0
@@ -199,7 +190,7 @@ def test_the_cli_writes_the_export_file_beside_the_snippets(artifacts, tmp_path,
     assert not (artifacts / "tensorflow.version").exists()
 
 
-def test_the_cli_writes_an_exported_symbols_list_for_apple(artifacts, capsys):
+def test_the_cli_writes_an_exported_symbols_list_for_apple(artifacts, capsys):  # noqa: F811
     argv = ["linkflags", "--target", "ios-arm64", "--artifacts", str(artifacts), "--export", "myapp_run"]
     assert main(argv) == 0
     capsys.readouterr()
@@ -210,14 +201,14 @@ def test_the_cli_writes_an_exported_symbols_list_for_apple(artifacts, capsys):
     assert line_of(xcconfig, "OTHER_LDFLAGS").endswith(" $(TFBUILD_SHARED_LDFLAGS_$(MACH_O_TYPE))")
 
 
-def test_the_cli_refuses_a_bad_name_and_writes_nothing(artifacts, capsys):
+def test_the_cli_refuses_a_bad_name_and_writes_nothing(artifacts, capsys):  # noqa: F811
     argv = ["linkflags", "--target", "linux-x86_64", "--artifacts", str(artifacts), "--export", "my-app"]
     assert main(argv) == 2
     assert "cannot export 'my-app'" in capsys.readouterr().err
     assert not (artifacts / "tensorflow.version").exists() and not (artifacts / "tensorflow.mk").exists()
 
 
-def test_without_exports_the_snippets_add_no_shared_flags(artifacts):
+def test_without_exports_the_snippets_add_no_shared_flags(artifacts):  # noqa: F811
     profile = get_target("linux-x86_64")
     inputs = link_inputs(profile, artifacts)
     assert inputs.exports is None and write_export_file(inputs) is None
@@ -226,7 +217,7 @@ def test_without_exports_the_snippets_add_no_shared_flags(artifacts):
     assert line_of(makefile, "TENSORFLOW_LDFLAGS :=") == "TENSORFLOW_LDFLAGS :="
 
 
-def test_the_manifests_size_profile_flags_reach_every_snippet(artifacts):
+def test_the_manifests_size_profile_flags_reach_every_snippet(artifacts):  # noqa: F811
     ldflags = ["-fuse-ld=gold", "-Wl,--gc-sections", "-Wl,--icf=all", "-s"]
     write_manifest(artifacts, "linux-x86_64", ldflags)
     profile = get_target("linux-x86_64")
@@ -246,7 +237,7 @@ def test_the_manifests_size_profile_flags_reach_every_snippet(artifacts):
     assert "$(TENSORFLOW_LDFLAGS)" in line_of(xcconfig, "OTHER_LDFLAGS")
 
 
-def test_a_stock_build_adds_no_link_flags_and_says_so(artifacts):
+def test_a_stock_build_adds_no_link_flags_and_says_so(artifacts):  # noqa: F811
     write_manifest(artifacts, "android-arm64", [], name="stock")
     profile = get_target("android-arm64")
     ndk = {s.kind: s.text for s in render_link_snippets(profile, link_inputs(profile, artifacts))}["ndk-build"]
@@ -255,7 +246,7 @@ def test_a_stock_build_adds_no_link_flags_and_says_so(artifacts):
 
 
 @pytest.mark.parametrize("flag", ["-Wl,--gc-sections $(shell rm -rf /)", "-Wl,a;b", "", 7])
-def test_a_manifest_flag_no_snippet_can_hold_is_refused(artifacts, flag):
+def test_a_manifest_flag_no_snippet_can_hold_is_refused(artifacts, flag):  # noqa: F811
     write_manifest(artifacts, "linux-x86_64", [flag])
     profile = get_target("linux-x86_64")
     with pytest.raises(InputFileError, match="manifest"):

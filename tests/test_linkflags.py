@@ -67,16 +67,27 @@ def test_cmake_links_tensorflow_whole_archive(artifacts):
         r'"\$\{TFBUILD_LIB_DIR\}/libprotobuf.a" "\$\{TFBUILD_LIB_DIR\}/libnsync.a" log z m dl atomic',
         flat,
     )
-    assert 'ANDROID_STL STREQUAL "gnustl_static"' in text
+    assert 'ANDROID_STL STREQUAL "c++_static"' in text
 
 
 def test_android_snippets_name_the_abi_and_stl(artifacts):
     snippets = snippets_for("android-armv7", artifacts)
-    assert 'abiFilters "armeabi-v7a"' in snippets["gradle"] and "-DANDROID_STL=gnustl_static" in snippets["gradle"]
+    assert 'abiFilters "armeabi-v7a"' in snippets["gradle"] and "-DANDROID_STL=c++_static" in snippets["gradle"]
     ndk = snippets["ndk-build"]
     assert "LOCAL_WHOLE_STATIC_LIBRARIES += tensorflow-core" in ndk
     assert "LOCAL_STATIC_LIBRARIES += protobuf nsync" in ndk
     assert ndk.count("include $(PREBUILT_STATIC_LIBRARY)") == 3
+
+
+@pytest.mark.parametrize(("adapter", "stl"), [("clang", "c++_static"), ("gcc", "gnustl_static")])
+def test_android_snippets_name_the_runtime_the_build_compiled_against(artifacts, adapter, stl):
+    """The manifest records the NDK adapter's C++ runtime: libc++ for tfbuild's clang adapter
+    (NDK r19+), gnustl for the Makefile's own GCC section (NDK r17 and older)."""
+    ndk = {"path": "/ndk", "revision": "26.1.10909125", "adapter": adapter, "stl": stl}
+    (artifacts / "manifest.json").write_text(json.dumps({"target": "android-arm64", "android_ndk": ndk}))
+    snippets = snippets_for("android-arm64", artifacts)
+    assert f"-DANDROID_STL={stl}" in snippets["gradle"] and f"APP_STL := {stl}" in snippets["ndk-build"]
+    assert f'ANDROID_STL STREQUAL "{stl}"' in snippets["cmake"]
 
 
 def test_manifest_adds_the_apps_op_library_and_the_tree(artifacts, tmp_path):

@@ -393,17 +393,19 @@ def test_cpp_runner_links_with_the_builds_size_profile_flags_as_an_app_would(tmp
 
 
 def test_cpp_runner_refuses_targets_it_cannot_run_and_missing_libraries(tmp_path):
-    with pytest.raises(ToolchainError, match="android-arm64"):
-        plan_cpp_runner(runner_request(tmp_path, "android-arm64", image=None))
+    with pytest.raises(ToolchainError, match="ios-arm64"):
+        plan_cpp_runner(runner_request(tmp_path, "ios-arm64", image=None))
     with pytest.raises(InputFileError, match="libtensorflow-core.a"):
         plan_cpp_runner(runner_request(tmp_path / "empty", "linux-x86_64", image=None, libraries=False))
 
 
 def test_every_target_that_runs_here_says_how():
-    for name in ("linux-x86_64", "linux-aarch64", "pi-armv7"):
+    for name in ("linux-x86_64", "linux-aarch64", "pi-armv7", "android-arm64", "android-armv7"):
         assert get_target(name).run is not None
     assert get_target("linux-x86_64").run.launcher == ()
     assert get_target("pi-armv7").run.launcher == ("qemu-arm", "-L", "/usr/arm-linux-gnueabihf")
+    assert get_target("android-arm64").run.launcher == ("qemu-aarch64",)  # a static runner: no system root
+    assert get_target("android-armv7").run.launcher == ("qemu-arm",)
     assert get_target("ios-arm64").run is None
 
 
@@ -422,7 +424,12 @@ SHARED_LIB = [{"name": "libtfbuild_ops.so", "kind": "shared-lib"}]
 @pytest.mark.parametrize(
     ("fields", "error", "message"),
     [
-        ({"target": "android-arm64"}, ToolchainError, "android-arm64 has no way to run its programs here"),
+        ({"target": "ios-arm64"}, ToolchainError, "ios-arm64 has no way to run its programs here"),
+        ({"target": "android-arm64"}, InputFileError, r"records no Android NDK \(android_ndk\)"),
+        ({"target": "android-arm64", "android_ndk": {"path": "/ndk", "revision": "17.2.4988734", "adapter": "gcc",
+                                                      "stl": "gnustl_static"}},
+         ToolchainError, "the contrib Makefile's own Android section"),
+        ({"target": "android-arm64", "android_ndk": {"path": "/ndk"}}, InputFileError, r"not a valid manifest \(android_ndk\)"),
         ({"flavour": "bazel"}, ToolchainError, "Makefile and op-library builds; this one is bazel"),
         ({"target": "pi-armv7", "flavour": "ops-library", "artifacts": [{"name": "libtfbuild_ops.a", "kind": "static-lib"}]},
          ToolchainError, "static archive"),

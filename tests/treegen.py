@@ -22,6 +22,11 @@ The library exports ``TfStandinRegisteredKernels()`` / ``TfStandinRegisteredOps(
 ``tensorflow/tools/benchmark/benchmark_model_main.cc`` prints them
 (``kernel<TAB>op<TAB>device<TAB>class`` and ``op<TAB>name`` lines): it is the ``benchmark``
 binary of the Makefile build and ``//tensorflow/tools/benchmark:benchmark_model`` in Bazel.
+The tf1 tree also has a stand-in of TF 1.x's C++ session API (``public/session.h``,
+``framework/tensor.h``, ``graph.pb.h``, ``platform/env.h``; ``framework/session_standin.cc`` is
+in the Makefile's library), so ``tfbuild verify``'s C++ runner compiles and links against a
+build: it reads binary GraphDefs, feeds Placeholders and forwards Identity once the library has
+an Identity CPU kernel (the kernels compute nothing), and refuses ops without a registered kernel.
 
 Op definitions are stated twice, as in TensorFlow: the ``REGISTER_OP`` calls of
 ``tensorflow/core/ops/*.cc`` and the golden ``tensorflow/core/ops/ops.pbtxt`` (an ``OpList`` in

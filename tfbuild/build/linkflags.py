@@ -9,7 +9,8 @@ target profile's ``[link]`` table says what to link; the templates under
 ``.xcconfig``, CMake, ndk-build, Gradle, plain Make). Paths come from the artifacts directory
 and, when it has one, its ``manifest.json`` (source tree, the app's own op libraries, and the
 size profile's link flags: the archive's objects were compiled one section per function for
-the app's own link to collect, fold and strip).
+the app's own link to collect, fold and strip), and the C++ runtime an Android build's archives
+were compiled against (the manifest's ``android_ndk``).
 
 A shared library the app links (JNI, a plugin) can also export only what its users call
 (:mod:`tfbuild.build.exports`): the export file is written beside the snippets, which add the
@@ -25,7 +26,7 @@ from typing import Any
 
 from tfbuild import __version__
 from tfbuild.build.exports import ExportFile, ExportList, render_export_file
-from tfbuild.build.manifest import MANIFEST_NAME, read_manifest
+from tfbuild.build.manifest import MANIFEST_NAME, read_manifest, recorded_android_ndk
 from tfbuild.errors import ConfigError, InputFileError
 from tfbuild.fileio import atomic_write_text
 from tfbuild.templating import render
@@ -98,6 +99,10 @@ class LinkInputs:
     """The size profile's link flags as the build recorded them (manifest ``size_profile.ldflags``)."""
     size_profile: str | None = None
     exports: SharedLibraryExports | None = None
+    stl: str | None = None
+    """The C++ runtime the app links (Android): the one the build recorded compiling against
+    (manifest ``android_ndk.stl``: libc++ with the clang adapter, gnustl with the Makefile's
+    GCC section), else the profile's ``[link] stl``."""
 
     @property
     def shared_ldflags(self) -> tuple[str, ...]:
@@ -146,6 +151,7 @@ def link_inputs(
     root = source or _manifest_source(manifest)
     missing = tuple(name for name in (*whole, *libs) if not (artifacts_dir / name).is_file())
     size_profile, ldflags = _manifest_size_profile(manifest, artifacts_dir / MANIFEST_NAME)
+    ndk = recorded_android_ndk(manifest, artifacts_dir / MANIFEST_NAME)
     placed = None
     if exports is not None:
         export_file = render_export_file(exports, app_linker(profile))
@@ -159,6 +165,7 @@ def link_inputs(
         ldflags=ldflags,
         size_profile=size_profile,
         exports=placed,
+        stl=ndk.stl if ndk is not None else profile.link.stl,
     )
 
 
@@ -176,7 +183,7 @@ def render_link_snippets(profile: TargetProfile, inputs: LinkInputs) -> tuple[Li
         "libs": inputs.libs,
         "system_libs": profile.link.system_libs,
         "frameworks": profile.link.frameworks,
-        "stl": profile.link.stl,
+        "stl": inputs.stl,
         "ldflags": inputs.ldflags,
         "size_profile": inputs.size_profile,
         "shared_ldflags": inputs.shared_ldflags,

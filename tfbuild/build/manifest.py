@@ -3,7 +3,9 @@
 A release engineer shipping a selective binary must be able to say later which models it was cut
 for, from which TensorFlow commit, in which toolchain image: a binary that lacks a kernel fails
 only on device, long after the build. The manifest names all of it with digests (models, header,
-artifacts) and sits beside the artifacts; ``tfbuild linkflags`` reads it back.
+artifacts) and sits beside the artifacts; ``tfbuild linkflags`` reads it back. An Android
+Makefile build records its NDK too (``android_ndk``: path, revision, adapter, C++ runtime): the
+app's link must name the same runtime, and ``tfbuild verify`` compiles its runner with that NDK.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from tfbuild import __version__
-from tfbuild.build.plan import AppliedSizeProfile, BuildPlan
+from tfbuild.build.plan import AndroidNdkUse, AppliedSizeProfile, BuildPlan
 from tfbuild.errors import InputFileError
 from tfbuild.fileio import atomic_write_text, sha256_file, sha256_tree
 from tfbuild.flavour import Flavour
@@ -67,6 +69,7 @@ class Manifest:
     created: str  # UTC, ISO 8601
     schema: int = SCHEMA
     size_profile: AppliedSizeProfile | None = None  # its name, the flags it added, the hot kernel sources
+    android_ndk: AndroidNdkUse | None = None  # the NDK (path, revision), the Makefile adapter, the C++ runtime
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), indent=2) + "\n"
@@ -106,6 +109,7 @@ def make_manifest(
         tfbuild_version=__version__,
         created=created.replace(microsecond=0).isoformat().replace("+00:00", "Z"),
         size_profile=plan.size_profile,
+        android_ndk=plan.android_ndk,
     )
 
 
@@ -126,6 +130,21 @@ def read_manifest(output_dir: Path) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise InputFileError(f"{path}: not a valid manifest (not a JSON object)", hint="rebuild")
     return data
+
+
+def recorded_android_ndk(data: Mapping[str, Any], path: Path) -> AndroidNdkUse | None:
+    """The ``android_ndk`` record of a manifest read from ``path`` (None: the build used no NDK,
+    or was made before tfbuild recorded it); a malformed one is an :class:`InputFileError`."""
+    record = data.get("android_ndk")
+    if record is None:
+        return None
+    try:
+        use = AndroidNdkUse(str(record["path"]), str(record["revision"]), record["adapter"], record.get("stl"))
+    except (KeyError, TypeError):
+        use = None
+    if use is None or use.adapter not in ("gcc", "clang") or not isinstance(use.stl, str | None):
+        raise InputFileError(f"{path}: not a valid manifest (android_ndk)", hint="rebuild")
+    return use
 
 
 def update_manifest(output_dir: Path, section: str, value: Mapping[str, Any]) -> Path:

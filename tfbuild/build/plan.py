@@ -11,11 +11,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
+from typing import Literal
 
 from tfbuild.flavour import Flavour
 from tfbuild.toolchain.image_spec import ImageSpec, Mount
 
-__all__ = ["AppliedFixup", "AppliedSizeProfile", "Artifact", "BuildPlan", "GeneratedFile", "ImageSpec", "Mount", "Step"]
+__all__ = [
+    "AndroidNdkUse", "AppliedFixup", "AppliedSizeProfile", "Artifact", "BuildPlan", "GeneratedFile", "ImageSpec",
+    "Mount", "Step",
+]
 
 
 @dataclass(frozen=True)
@@ -91,6 +95,20 @@ class AppliedSizeProfile:
 
 
 @dataclass(frozen=True)
+class AndroidNdkUse:
+    """The Android NDK a plan builds with, as the manifest records it for the commands that
+    compile against the build later (``tfbuild verify``'s C++ runner, ``tfbuild linkflags``):
+    its directory on this machine, its revision, which adapter of the Makefile flavour built
+    with it (``gcc``: the Makefile's own Android section; ``clang``: tfbuild's clang adapter),
+    and the C++ runtime the archives were compiled against, as an app's build names it."""
+
+    path: str
+    revision: str
+    adapter: Literal["gcc", "clang"]
+    stl: str | None
+
+
+@dataclass(frozen=True)
 class BuildPlan:
     """Everything needed to run one target's build, computed before anything runs."""
 
@@ -109,3 +127,5 @@ class BuildPlan:
     """The size profile the steps apply (None: a plan no profile applies to, e.g. a host tool)."""
     notes: tuple[str, ...] = ()
     """What the planner chose and why, when the plan alone does not say (which NDK adapter)."""
+    android_ndk: AndroidNdkUse | None = None
+    """The NDK a Makefile build for Android uses (None: no NDK, or another flavour)."""

@@ -4,6 +4,10 @@ The command turns its options into a :class:`~tfbuild.build.verify.run.VerifyOpt
 :func:`~tfbuild.build.verify.run.run_verify`, prints every tensor compared, and exits 8 through
 :func:`~tfbuild.build.verify.run.require_pass` when one differs (naming it, the element and
 both values). Tensor names come from model files: printed as plain text, never as markup.
+An Android build is verified with the NDK its manifest records (``android_ndk``); ``--ndk``
+names another copy of it (the recorded path moved), which must be the same revision. Unlike
+``tfbuild build``, verify reads no NDK from ``tfbuild.toml`` or the environment: those say which
+NDK to build with next, the manifest which one built these archives.
 """
 
 from __future__ import annotations
@@ -44,6 +48,9 @@ def verify_command(
     timeout: float | None = typer.Option(
         None, "--timeout", min=0.0, help="Seconds the reference's runs, and the target's, may each take."
     ),
+    ndk: Path | None = typer.Option(
+        None, "--ndk", help="Android NDK to compile the runner with (default: the one the build's manifest records)."
+    ),
 ) -> None:
     """Run the build's models on the built binary and on TensorFlow, and compare the tensors."""
     from tfbuild.build.verify.probe import parse_input_shape
@@ -61,6 +68,7 @@ def verify_command(
         local=local,
         reference_op_library=reference_op_library,
         timeout=timeout,
+        ndk=ndk.absolute() if ndk is not None else None,
     )
     console = Console(highlight=False, soft_wrap=True)
     result = run_verify(options, console=console)

@@ -130,6 +130,9 @@ class MakefileProfile:
     dockerfile: DockerfileName | None = None  # None: runs on the host (iOS, a Mac with Xcode)
     ndk_max_major: int | None = None
     """The newest NDK the Makefile's own Android section builds with (its GCC toolchains)."""
+    ndk_gcc_stl: str | None = None
+    """The C++ runtime that section compiles against (``gnustl_static``); the clang adapter's is
+    libc++ (:data:`~tfbuild.build.flavours.android_ndk_clang.CLANG_STL`)."""
     ndk_clang: NdkClangBuild | None = None
     """How a newer, clang-only NDK builds the target; None: such NDKs are refused."""
     linker: Linker = "bfd"
@@ -177,14 +180,17 @@ class LinkProfile:
     frameworks: tuple[str, ...]
     snippets: tuple[Snippet, ...]
     stl: str | None = None
+    """The C++ runtime an app links (Android: ``c++_static``) when the build's manifest does not
+    name the one its archives were compiled against (``android_ndk.stl``)."""
 
 
 @dataclass(frozen=True)
 class RunProfile:
     """How a program built for the target runs on this kind of machine (x86_64 Linux) and in
     its Linux toolchain container: directly (no ``launcher``) or under qemu-user with the
-    target's system root. ``tfbuild verify`` runs its C++ runner this way; a target without a
-    ``[run]`` table (Android, iOS) cannot be verified here."""
+    target's system root (none for a static program: Android's are linked ``-static``).
+    ``tfbuild verify`` runs its C++ runner this way; a target without a ``[run]`` table (iOS)
+    cannot be verified here."""
 
     launcher: tuple[str, ...] = ()
 

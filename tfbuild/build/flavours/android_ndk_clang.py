@@ -47,6 +47,9 @@ MAKEFILE_NDK_API_LEVEL = 21
 """The API level the contrib Makefile builds Android for: its ``--sysroot`` is
 ``$(NDK_ROOT)/platforms/android-21/arch-<arch>`` for every ABI, whatever ``--ndk-api-level``
 says; the clang adapter keeps it (``--target=<triple>21``)."""
+CLANG_STL = "c++_static"
+"""The C++ runtime the clang adapter compiles against (``-stdlib=libc++``; the benchmark links
+it statically), as an app's build names it (``APP_STL``, ``ANDROID_STL``)."""
 CLANG_TAG = "ndk-clang"
 """The tag of the steps the clang adapter plans (fix-ups select them with ``when``)."""
 NSYNC_ANDROID_TAG = "nsync-android"
@@ -245,6 +248,52 @@ def fixup_values(toolchain: ClangToolchain, makefile_dir: PurePosixPath, android
         "target_ar": toolchain.ar,
         "fixups_dir": str(makefile_dir / "gen" / "tfbuild_fixups" / f"android_{android_arch}"),
     }
+
+
+@dataclass(frozen=True)
+class StaticApp:
+    """How a program is compiled and linked ``-static`` against what the clang adapter built
+    (``tfbuild verify``'s C++ runner): the NDK's ``clang++`` and the build's own ``CXXFLAGS``
+    (target, sysroot, libc++, the ABI's flags), the link flags and the system libraries that
+    exist as archives; ``notes`` says which were left out."""
+
+    cxx: str
+    cxxflags: tuple[str, ...]
+    ldflags: tuple[str, ...]
+    system_libs: tuple[str, ...]
+    notes: tuple[str, ...]
+
+
+def static_app(
+    toolchain: ClangToolchain,
+    makefile_text: str,
+    android_arch: str,
+    *,
+    references: Mapping[str, str],
+    system_libs: tuple[str, ...],
+    library_kinds: Callable[[str], frozenset[str]],
+    log_stub: PurePosixPath | None,
+) -> StaticApp:
+    """The adapter's ``CXX`` and ``CXXFLAGS`` for ``android_arch`` (:func:`make_variables`), with
+    the Makefile references make would expand given by ``references`` (``OPTFLAGS``,
+    ``MAKEFILE_DIR``; a word naming another is dropped); the target's ``ldflags`` (``-static``);
+    ``system_libs`` that the NDK has as archives, and ``log`` from ``log_stub``, the directory
+    where the android-static-liblog fix-up left its ``liblog.a`` (None: it left none)."""
+    variables, _ = make_variables(toolchain, makefile_text, android_arch, library_kinds=library_kinds)
+    cxxflags = []
+    for word in variables["CXXFLAGS"].split():
+        expanded = re.sub(r"\$\((\w+)\)", lambda match: references.get(match.group(1), match.group(0)), word)
+        if "$(" not in expanded:
+            cxxflags.extend(expanded.split())
+    libs, notes = [], []
+    for name in system_libs:
+        kinds = frozenset({"static"}) if name == "log" and log_stub is not None else library_kinds(name)
+        if "static" in kinds:
+            libs.append(name)
+        else:
+            notes.append(f"-l{name} left out of the static link: the NDK has no lib{name}.a for {android_arch}")
+    ldflags = (*((f"-L{log_stub}",) if log_stub is not None else ()), *toolchain.build.ldflags)
+    return StaticApp(variables["CXX"], tuple(cxxflags), ldflags, tuple(libs), tuple(notes))
 
 
 def _without_gcc_era(words: list[str]) -> list[str]:

@@ -40,6 +40,7 @@ from pathlib import PurePosixPath
 
 from tfbuild.build.fixups import apply_fixups, make_flags
 from tfbuild.build.flavours.android_ndk_clang import (
+    CLANG_STL,
     CLANG_TAG,
     MAKEFILE_NDK_API_LEVEL,
     NSYNC_ANDROID_TAG,
@@ -62,7 +63,7 @@ from tfbuild.build.flavours.layout import (
     toolchain_image,
     tree_header_file,
 )
-from tfbuild.build.plan import AppliedSizeProfile, Artifact, BuildPlan, GeneratedFile, Step
+from tfbuild.build.plan import AndroidNdkUse, AppliedSizeProfile, Artifact, BuildPlan, GeneratedFile, Step
 from tfbuild.build.size_profiles import apply_size_profile
 from tfbuild.flavour import Flavour
 from tfbuild.templating import render
@@ -128,7 +129,18 @@ def plan(request: PlanRequest) -> BuildPlan:
         fixups=fixups,
         size_profile=size,
         notes=(*(adapter.notes if adapter else ()), *makefile.notes),
+        android_ndk=_ndk_use(adapter, profile),
     )
+
+
+def _ndk_use(adapter: NdkAdapter | None, profile: MakefileProfile) -> AndroidNdkUse | None:
+    """What the manifest records of the NDK: the clang adapter compiles against libc++, the
+    Makefile's own GCC section against the runtime the profile names (gnustl)."""
+    if adapter is None:
+        return None
+    if adapter.clang is not None:
+        return AndroidNdkUse(str(adapter.ndk.path.absolute()), adapter.ndk.revision, "clang", CLANG_STL)
+    return AndroidNdkUse(str(adapter.ndk.path.absolute()), adapter.ndk.revision, "gcc", profile.ndk_gcc_stl)
 
 
 def _size_profile(request: PlanRequest, linker: Linker) -> AppliedSizeProfile:

@@ -7,8 +7,13 @@ profile's ``CXX`` and ``optflags``: ``-march``, float ABI), against the headers 
 was built (the include directories ``tfbuild linkflags`` gives apps), and linked as an app links
 the libraries: ``libtensorflow-core.a`` whole, then protobuf, nsync and the system libraries,
 and the link flags of the build's size profile (:func:`~tfbuild.build.linkflags.link_inputs`).
-Each model then runs as one more step, through the target's ``[run]`` launcher: directly on
-x86_64, under ``qemu-aarch64``/``qemu-arm`` with the cross sysroot for the ARM targets.
+For Android (a Makefile build of the clang adapter), the compiler is the NDK's clang the build
+used (the manifest's ``android_ndk``, or ``--ndk``) with the adapter's ``CXX`` and ``CXXFLAGS``
+(``--target``, the NDK's sysroot, libc++, the ABI's flags), and the runner is linked ``-static``
+as the benchmark is: the build's liblog stub (fix-up android-static-liblog) and the system
+libraries the NDK has as archives. Each model then runs as one more step, through the target's
+``[run]`` launcher: directly on x86_64, under ``qemu-aarch64``/``qemu-arm`` (with the cross
+sysroot for the glibc targets; a static Android runner needs none).
 
 Everything runs in the toolchain container the build ran in (the tree mounted read-only at
 ``/src``, the build's output directory at ``/out``), or on this machine with ``--local``; the
@@ -21,14 +26,18 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from tfbuild import __version__
-from tfbuild.build.flavours.layout import CONTAINER_OUT, CONTAINER_SRC
+from tfbuild.build.flavours.android_ndk_clang import clang_toolchain, fixup_values, static_app
+from tfbuild.build.flavours.layout import CONTAINER_NDK, CONTAINER_OUT, CONTAINER_SRC
+from tfbuild.build.flavours.makefile import FULL_TYPES
 from tfbuild.build.linkflags import HEADER_DIRS, link_inputs
 from tfbuild.build.plan import BuildPlan, GeneratedFile, ImageSpec, Mount, Step
 from tfbuild.build.verify.tensor_file import MAGIC, MAX_NAME_BYTES, MAX_RANK
 from tfbuild.errors import ConfigError, InputFileError, ToolchainError
 from tfbuild.flavour import Flavour
 from tfbuild.templating import render
+from tfbuild.toolchain.android_ndk import CONTAINER_HOST, NdkInfo, build_machine_host
 from tfbuild.toolchain.targets import TargetProfile
+from tfbuild.tree.facts import MAKEFILE, MAKEFILE_DIR
 
 RUNNER_SOURCE = "runner.cc"
 TENSOR_FILE_HEADER = "tensor_file.h"
@@ -61,6 +70,8 @@ class CppRunnerRequest:
     work_dir: Path
     image: ImageSpec | None
     jobs: tuple[RunnerJob, ...]
+    ndk: NdkInfo | None = None
+    """The Android NDK the build used (its clang adapter): the runner is compiled with its clang."""
 
 
 def runner_sources(directory: Path, profile: TargetProfile) -> tuple[GeneratedFile, ...]:
@@ -99,23 +110,26 @@ def plan_cpp_runner(request: CppRunnerRequest) -> BuildPlan:
             hint="verify links the runner against the build's libraries: build first",
         )
     binary = seen.out(request.work_dir / f"runner-{profile.name}")
+    compiler = _android_compiler(request, seen) if request.ndk is not None else _Compiler(
+        (makefile.variables.get("CXX", "g++"),), (*CXX_FLAGS, *makefile.optflags), (), profile.link.system_libs
+    )
     compile_argv = (
-        makefile.variables.get("CXX", "g++"),
-        *CXX_FLAGS,
-        *makefile.optflags,
+        *compiler.cxx,
+        *compiler.flags,
         f"-I{seen.out(request.work_dir)}",
         *(f"-I{seen.tree(request.source / directory)}" for directory in HEADER_DIRS),
         str(seen.out(request.work_dir / RUNNER_SOURCE)),
         "-o", str(binary),
+        *compiler.ldflags,
         "-Wl,--whole-archive",
         *(str(seen.out(request.artifacts_dir / name)) for name in inputs.whole_archive),
         "-Wl,--no-whole-archive",
         *(str(seen.out(request.artifacts_dir / name)) for name in inputs.libs),
-        *(f"-l{lib}" for lib in profile.link.system_libs),
+        *(f"-l{lib}" for lib in compiler.system_libs),
         *inputs.ldflags,  # the size profile's, as an app's link takes them (the gcc driver's order is free)
     )
     workdir = seen.out(request.work_dir)
-    steps = [Step(COMPILE_STEP, compile_argv, workdir)]
+    steps = [Step(COMPILE_STEP, compile_argv, workdir, notes=compiler.notes)]
     for job in request.jobs:
         files = (seen.out(job.graph), seen.out(job.inputs), seen.out(job.outputs))
         steps.append(Step(job.name, (*run.launcher, str(binary), *map(str, files), *job.fetch), workdir))
@@ -124,6 +138,7 @@ def plan_cpp_runner(request: CppRunnerRequest) -> BuildPlan:
         mounts = (
             Mount(target=CONTAINER_SRC, source=request.source, read_only=True),
             Mount(target=CONTAINER_OUT, source=request.artifacts_dir),
+            *((Mount(target=CONTAINER_NDK, source=request.ndk.path, read_only=True),) if request.ndk else ()),
         )
     return BuildPlan(
         target=f"verify-{profile.name}",
@@ -135,6 +150,48 @@ def plan_cpp_runner(request: CppRunnerRequest) -> BuildPlan:
         artifacts=(),  # the runs write into the output directory, mounted in the container
         output_dir=request.work_dir,
     )
+
+
+@dataclass(frozen=True)
+class _Compiler:
+    """The runner's compiler driver and flags, the flags before the libraries, the system
+    libraries after them, and notes for the log."""
+
+    cxx: tuple[str, ...]
+    flags: tuple[str, ...]
+    ldflags: tuple[str, ...]
+    system_libs: tuple[str, ...]
+    notes: tuple[str, ...] = ()
+
+
+def _android_compiler(request: CppRunnerRequest, seen: _Paths) -> _Compiler:
+    """The clang adapter's compiler and flags for the NDK the build used, where the plan runs
+    it (``/opt/android-ndk`` in the container), linked ``-static`` with the build's liblog stub."""
+    ndk, profile = request.ndk, request.profile
+    assert ndk is not None
+    assert profile.makefile is not None
+    build = profile.makefile.ndk_clang
+    host = CONTAINER_HOST if request.image is not None else build_machine_host()
+    if build is None or ndk.prebuilt(host) is None:
+        raise ToolchainError(
+            f"{ndk.where}: {ndk.name} has no clang for {host}, or {profile.name} has no clang adapter",
+            hint="verify compiles its runner with the NDK's clang, as the build did: pass --ndk with that NDK",
+        )
+    toolchain = clang_toolchain(CONTAINER_NDK if request.image is not None else PurePosixPath(ndk.path.as_posix()),
+                                host, build, None)
+    makefile_dir = request.source / MAKEFILE_DIR
+    stub = Path(fixup_values(toolchain, PurePosixPath(makefile_dir.as_posix()), profile.arch)["fixups_dir"])
+    app = static_app(
+        toolchain,
+        (request.source / MAKEFILE).read_text(encoding="utf-8", errors="replace"),
+        profile.arch,
+        references={"OPTFLAGS": " ".join(profile.makefile.optflags), "ANDROID_TYPES": FULL_TYPES,
+                    "MAKEFILE_DIR": str(seen.tree(makefile_dir))},
+        system_libs=profile.link.system_libs,
+        library_kinds=lambda name: ndk.library_kinds(name, build.abi_triple, toolchain.api_level, host),
+        log_stub=seen.tree(stub) if (stub / "liblog.a").is_file() else None,
+    )
+    return _Compiler((app.cxx,), app.cxxflags, app.ldflags, app.system_libs, app.notes)
 
 
 class _Paths:

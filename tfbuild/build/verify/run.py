@@ -26,8 +26,8 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any, Literal
 
 from tfbuild.build.executor import StepFailed, execute_plan
-from tfbuild.build.manifest import read_manifest, update_manifest
-from tfbuild.build.plan import BuildPlan, ImageSpec, Step
+from tfbuild.build.manifest import MANIFEST_NAME, read_manifest, recorded_android_ndk, update_manifest
+from tfbuild.build.plan import AndroidNdkUse, BuildPlan, ImageSpec, Step
 from tfbuild.build.run import host_library_path
 from tfbuild.build.verify.compare import DEFAULT_TOLERANCE, TOLERANCE_RULE, TensorDiff, compare_tensor
 from tfbuild.build.verify.cpp_runner import COMPILE_STEP, CppRunnerRequest, RunnerJob, plan_cpp_runner
@@ -37,6 +37,7 @@ from tfbuild.build.verify.tf_runner import runner_argv
 from tfbuild.errors import ConfigError, InputFileError, ToolchainError, VerificationError
 from tfbuild.fileio import atomic_write_bytes, sha256_file
 from tfbuild.flavour import Flavour
+from tfbuild.toolchain.android_ndk import CLANG_ONLY_MAJOR, NdkInfo, inspect_ndk
 from tfbuild.toolchain.targets import TargetProfile, get_target
 
 if TYPE_CHECKING:
@@ -68,6 +69,9 @@ class VerifyOptions:
     the build ran."""
     reference_op_library: Path | None = None
     timeout: float | None = None
+    ndk: Path | None = None
+    """The Android NDK to compile the C++ runner with (``--ndk``); default: the one the build
+    recorded in its manifest (``android_ndk``)."""
 
 
 @dataclass(frozen=True)
@@ -125,6 +129,7 @@ class _Build:
     models: tuple[Mapping[str, Any], ...]
     image: ImageSpec | None
     source: Path | None
+    android_ndk: AndroidNdkUse | None = None
 
     @classmethod
     def read(cls, out: Path) -> _Build:
@@ -143,7 +148,8 @@ class _Build:
             raise InputFileError(
                 f"{out}/manifest.json: not a manifest of tfbuild build ({error})", hint="rebuild"
             ) from None
-        return cls(out, target, flavour, artifacts, models, image, Path(source) if source else None)
+        ndk = recorded_android_ndk(data, out / MANIFEST_NAME)
+        return cls(out, target, flavour, artifacts, models, image, Path(source) if source else None, ndk)
 
 
 @dataclass(frozen=True)
@@ -293,6 +299,7 @@ class _Target:
     profile: TargetProfile
     library: Path | None = None
     image: ImageSpec | None = None
+    ndk: NdkInfo | None = None
 
     def describe(self) -> str:
         if self.library is not None:
@@ -300,7 +307,8 @@ class _Target:
         assert self.profile.run is not None  # _choose_target refuses a profile without one
         how = " ".join(self.profile.run.launcher[:1]) or "directly"
         where = f"in {self.image.tag}" if self.image is not None else "on this machine"
-        return f"the C++ runner linked against the build's libtensorflow-core.a, run {how} {where}"
+        made = f", compiled with {self.ndk.name}'s clang, linked -static" if self.ndk is not None else ""
+        return f"the C++ runner linked against the build's libtensorflow-core.a{made}, run {how} {where}"
 
 
 def _choose_target(build: _Build, profile: TargetProfile, options: VerifyOptions) -> _Target:
@@ -329,7 +337,45 @@ def _choose_target(build: _Build, profile: TargetProfile, options: VerifyOptions
         raise ConfigError(
             "the build ran on this machine, so there is no toolchain container to run in", hint="use --local"
         )
-    return _Target(profile, image=None if local else build.image)
+    ndk = _android_ndk(build, options) if "ndk" in profile.requires else None
+    if ndk is None and options.ndk is not None:
+        raise ConfigError(f"--ndk is for Android builds; this one is for {build.target}", hint="drop it")
+    return _Target(profile, image=None if local else build.image, ndk=ndk)
+
+
+def _android_ndk(build: _Build, options: VerifyOptions) -> NdkInfo:
+    """The NDK the runner is compiled with: ``--ndk``, else the one the manifest records; it must
+    be the build's revision, and the build must be the clang adapter's (the Makefile's own GCC
+    section's archives need gnustl and the GCC toolchains, which tfbuild does not link here)."""
+    recorded = build.android_ndk
+    manifest = build.out / MANIFEST_NAME
+    if recorded is not None and recorded.adapter != "clang":
+        raise ToolchainError(
+            f"{manifest}: built by the contrib Makefile's own Android section (the NDK's GCC, gnustl), "
+            "which tfbuild cannot run here",
+            hint=f"verify runs builds of tfbuild's clang adapter: rebuild with NDK r{CLANG_ONLY_MAJOR} or newer",
+        )
+    if options.ndk is None and recorded is None:
+        raise InputFileError(
+            f"{manifest}: records no Android NDK (android_ndk), so verify cannot tell which clang built it",
+            hint="pass --ndk with the NDK the build used, or rebuild (tfbuild records it)",
+        )
+    if options.ndk is not None:
+        ndk = inspect_ndk(options.ndk, origin="--ndk")
+    else:
+        assert recorded is not None
+        ndk = inspect_ndk(Path(recorded.path), origin=f"{manifest}: android_ndk")
+    if recorded is not None and ndk.revision != recorded.revision:
+        raise ConfigError(
+            f"{ndk.where}: {ndk.name}, but the build used Android NDK {recorded.revision} ({recorded.path})",
+            hint="pass --ndk with the NDK the build used: the runner must be compiled like the libraries",
+        )
+    if ndk.major < CLANG_ONLY_MAJOR:
+        raise ToolchainError(
+            f"{ndk.where}: {ndk.name} builds {build.target} with the contrib Makefile's own GCC section",
+            hint=f"verify runs Android builds of tfbuild's clang adapter (NDK r{CLANG_ONLY_MAJOR} or newer)",
+        )
+    return ndk
 
 
 def _target_plan(
@@ -344,7 +390,9 @@ def _target_plan(
         RunnerJob(f"run {model.path.name}", model.graph, model.inputs, model.target, names)
         for model, names in zip(models, fetch, strict=True)
     )
-    return plan_cpp_runner(CppRunnerRequest(target.profile, build.out, build.source, work, target.image, jobs))
+    return plan_cpp_runner(
+        CppRunnerRequest(target.profile, build.out, build.source, work, target.image, jobs, ndk=target.ndk)
+    )
 
 
 def _python_plan(
