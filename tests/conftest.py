@@ -59,6 +59,16 @@ def _android_ndk_ready() -> str | None:
     return f"missing {', '.join(missing)} (apt-get install clang-19 lld-19 llvm-19 qemu-user)" if missing else None
 
 
+FRAMEWORK_RES = Path("/usr/share/android-framework-res/framework-res.apk")
+
+
+def _android_packaging_ready() -> str | None:
+    missing = [tool for tool in ("aapt2", "javac", "javap") if shutil.which(tool) is None]
+    missing += [] if FRAMEWORK_RES.is_file() else [str(FRAMEWORK_RES)]
+    return (f"missing {', '.join(missing)} (apt-get install aapt android-framework-res default-jdk-headless)"
+            if missing else None)
+
+
 _PROBES = {
     "docker": _docker_ready,
     "bazel": _bazel_ready,
@@ -66,6 +76,7 @@ _PROBES = {
     "compiler": _compiler_ready,
     "chromium": _chromium_ready,
     "android_ndk": _android_ndk_ready,
+    "android_packaging": _android_packaging_ready,
 }
 
 

@@ -255,6 +255,10 @@ def test_the_makefile_takes_a_clang_only_ndk_and_says_so(tf1_tree, const_model, 
     assert "gnustl" not in make and "platforms/android-21" not in make and "-4.9" not in make
     assert "LDFLAGS=-Wl,--no-whole-archive " in make  # the fix-up, first
     assert "-lz left out of the benchmark's static link: the NDK has no libz.a for arm64-v8a (only libz.so)" in text
+    # Const's one kernel is registered with the slim type set: the plan takes it and says why.
+    assert "ANDROID_TYPES=-D__ANDROID_TYPES_SLIM__" in make
+    assert "note: mobile types: __ANDROID_TYPES_SLIM__: every kernel the models need (1 for 1 ops)" in text
+    assert "note: JNI library: libtensorflow_inference.so for org.tensorflow.tfbuild.TensorFlowInference" in text
 
 
 @pytest.mark.parametrize(("target", "levels", "abis", "expected"), [
@@ -343,6 +347,38 @@ def test_a_local_makefile_build_with_the_clang_only_ndk(tf1_tree, const_model, m
     assert ("Const", "CPU", "ConstantOp") in kernels
     assert "fix-up android-static-liblog: an NDK has liblog only as a shared library" in log
     assert "fix-up android-no-whole-archive: the Makefile links the benchmark" in log
+    check_jni_library(out, mini_ndk, machine, kernel_symbol="ConstantOp")
+
+
+BIONIC = {"libc.so", "libm.so", "libdl.so", "liblog.so"}
+JNI_METHODS = {f"Java_org_tensorflow_tfbuild_TensorFlowInference_{name}" for name in ("nativeCreate", "nativeRun",
+                                                                                      "nativeClose")}
+
+
+def check_jni_library(out: Path, ndk: Path, machine: str, *, kernel_symbol: str) -> None:
+    """The build's JNI library, read with the NDK's llvm-readelf and llvm-nm: for the ABI, NEEDED
+    only bionic's libraries, exporting JNI_OnLoad and the Java class's native methods and nothing
+    else (no libc++, no TensorFlow), and still holding the model's kernel, which only its
+    registrar reaches (--whole-archive kept it, --gc-sections did not drop it)."""
+    library = out / "libtensorflow_inference.so"
+    tools = inspect_ndk(ndk).prebuilt() / "bin"
+
+    def tool(name: str, *args: str) -> str:
+        return subprocess.run([str(tools / name), *args, str(library)], capture_output=True, text=True,
+                              check=True).stdout
+
+    headers = tool("llvm-readelf", "-h", "-d")
+    assert re.search(rf"Machine:\s+{machine}\b", headers) and re.search(r"Type:\s+DYN\b", headers)
+    needed = set(re.findall(r"\(NEEDED\)\s+Shared library: \[([^\]]+)\]", headers))
+    assert "libc.so" in needed and needed <= BIONIC, needed
+    assert "(SONAME)" in headers and "[libtensorflow_inference.so]" in headers
+    exported = {line.split()[-1] for line in tool("llvm-nm", "-D", "--defined-only").splitlines() if line.strip()}
+    assert exported == {"JNI_OnLoad", *JNI_METHODS}, sorted(exported)[:20]
+    assert kernel_symbol in tool("llvm-nm", "-C")
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["android_jni"]["library"] == "libtensorflow_inference.so"
+    assert {"name": "libtensorflow_inference.so", "kind": "shared-lib"}.items() <= next(
+        a for a in manifest["artifacts"] if a["name"] == "libtensorflow_inference.so").items()
 
 
 # -- tfbuild verify of such a build, for real ------------------------------------------------------
@@ -386,8 +422,8 @@ def test_verify_a_local_makefile_build_with_the_clang_only_ndk(tf1_tree, mini_nd
     capsys.readouterr()
 
     code = main(["verify", "--out", str(out)])
-    text = capsys.readouterr().out
-    assert code == 0, text
+    text, err = capsys.readouterr()
+    assert code == 0, text + err
     record = json.loads((out / "manifest.json").read_text())["verify"]
     assert record["passed"] and "compiled with Android NDK r26" in record["runner"]
     tensors = {tensor["tensor"]: tensor for tensor in record["models"][0]["tensors"]}

@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -90,11 +91,17 @@ def test_dry_run_prints_the_plan_and_builds_nothing(tmp_path):
 @pytest.mark.compiler
 def test_local_op_library_build_keeps_what_the_model_uses(tmp_path):
     out = tmp_path / "out"
-    done = tfbuild("build", "--target", "linux-x86_64", "--local", "--out", str(out), *op_args())
+    done = tfbuild("build", "--target", "linux-x86_64", "--local", "--out", str(out), "--json", *op_args())
     assert done.returncode == 0, done.stderr[-2000:]
     library = out / "libtfbuild_ops.so"
     header = out / "header" / "ops_to_register.h"
-    assert f"manifest: {out / 'manifest.json'}" in done.stdout
+    document = json.loads(done.stdout)  # --json: stdout is the document alone
+    assert document["manifest_path"] == str(out / "manifest.json")
+    assert document["manifest"] == json.loads((out / "manifest.json").read_text())
+    # Not a terminal: the build's steps and their output stream on stderr, each line with its step.
+    assert re.search(r"^==> \[1/\d+\] ", done.stderr, flags=re.MULTILINE)
+    assert re.search(r"^<== \[1/\d+\] .*: done in \d+\.\ds$", done.stderr, flags=re.MULTILINE)
+    assert re.search(r"^==> analyze the models\n<== analyze the models: done in \d+\.\ds$", done.stderr, flags=re.MULTILINE)
     assert USED_OP in header.read_text() and UNUSED_OP not in header.read_text()
 
     manifest = json.loads((out / "manifest.json").read_text())

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import re
 import time
 from pathlib import Path, PurePosixPath
 
@@ -172,3 +173,46 @@ def test_a_tool_missing_here_is_a_toolchain_error_before_the_step_runs(tmp_path)
     with pytest.raises(ToolchainError, match="not found on this machine") as caught:
         execute_plan(plan)
     assert caught.value.exit_code == 6
+
+
+# -- what the user sees: a CI log streams, a terminal shows a live line ----------------------------
+@pytest.mark.parametrize("github", [False, True])
+def test_redirected_output_streams_each_line_with_its_step_and_each_steps_time(tmp_path, monkeypatch, github):
+    """Not a terminal (a CI log): every output line as it comes, prefixed with its step; each
+    step's start and end with its duration; on GitHub Actions, each step in a ::group:: fold."""
+    monkeypatch.setenv("GITHUB_ACTIONS", "true" if github else "false")
+    work = tmp_path / "work"
+    work.mkdir()
+    plan = _plan(tmp_path, [
+        _sh("compile", "echo 'g++ -O2 -c tensorflow/core/kernels/a.cc -o a.o'; sleep 0.2; echo second", work),
+        _sh("already there", "exit 9", work, skip_if_exists=PurePosixPath(str(work))),
+        _sh("link", "echo linked", work),
+    ])
+    text = io.StringIO()
+    execute_plan(plan, console=Console(file=text, force_terminal=False, width=300))
+    lines = text.getvalue().splitlines()
+    opened = "::group::[1/3] compile" if github else "==> [1/3] compile"
+    first_line = "[1/3] g++ -O2 -c tensorflow/core/kernels/a.cc -o a.o"
+    assert lines[:3] == [opened, first_line, "[1/3] second"]
+    assert re.fullmatch(r"<== \[1/3\] compile: done in 0\.[2-9]s|<== \[1/3\] compile: done in \d+\.\ds", lines[3])
+    assert "<== [2/3] already there: skipped" in lines
+    assert "[3/3] linked" in lines
+    assert (lines.count("::endgroup::") == 2) is github  # the skipped step opened no fold
+    assert (tmp_path / "out" / "test-target.build.log").read_text().splitlines().count("second") == 1
+
+
+def test_quiet_keeps_only_the_steps_and_a_failure_says_so(tmp_path, monkeypatch):
+    from tfbuild import log as verbosity
+
+    monkeypatch.setenv("GITHUB_ACTIONS", "false")
+    monkeypatch.setattr(verbosity, "_setting", {"level": verbosity.QUIET})
+    work = tmp_path / "work"
+    work.mkdir()
+    plan = _plan(tmp_path, [_sh("noisy", "echo chatter; exit 3", work)])
+    text = io.StringIO()
+    with pytest.raises(StepFailed):
+        execute_plan(plan, console=Console(file=text, force_terminal=False, width=300))
+    lines = text.getvalue().splitlines()
+    assert lines[0] == "==> [1/1] noisy" and re.fullmatch(r"<== \[1/1\] noisy: failed \(exit 3\) in \d+\.\ds", lines[1])
+    assert "chatter" not in text.getvalue()
+    assert "chatter" in (tmp_path / "out" / "test-target.build.log").read_text()

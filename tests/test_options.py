@@ -3,6 +3,7 @@ option; unknown keys and bad values are one-line ConfigErrors (tests/invalid_con
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -102,15 +103,33 @@ def test_every_option_can_come_from_each_layer_it_declares(tmp_path):
     samples = {
         "str": "x", "path": "p", "paths": "p", "bool": "true", "int": "5", "seconds": "9",
         "words": "-a -b", "choice": "bazel", "name": "n", "target": "pi-armv7", "granularity": "op",
-        "default_ops": "", "size_profile": "small",
+        "default_ops": "", "size_profile": "small", "mobile_types": "slim", "java_package": "com.example.app",
+        "jni_library": "app_tf",
     }
     for spec in OPTIONS:
+        if spec.name == "app":
+            continue  # an app needs a tfbuild.toml that declares it: tests/test_apps_matrix.py
         env = {spec.env[0]: samples[spec.kind]}
         if spec.name != "target":
             env["TFBUILD_TARGET"] = "linux-x86_64"
         options = resolve(env=env, cwd=tmp_path)
         flat = {**vars(options), **vars(options.android), **vars(options.header)}
         assert flat[spec.name] not in (None, (), False), spec.name
+
+
+@pytest.mark.parametrize(("variable", "value", "message"), [
+    ("TFBUILD_MOBILE_TYPES", "tiny", "unknown mobile types 'tiny'"),
+    ("TFBUILD_JAVA_PACKAGE", "com.example.my_app", "'my_app' is not a plain Java identifier"),
+    ("TFBUILD_JAVA_PACKAGE", "app", "it needs two parts or more"),
+    ("TFBUILD_JAVA_PACKAGE", "com.example.new", "'new' is not a plain Java identifier"),
+    ("TFBUILD_JNI_LIBRARY", "libtf.so", "JNI library name 'libtf.so' is not letters, digits and '_'"),
+])
+def test_android_names_are_checked_where_they_are_given(tmp_path, variable, value, message):
+    """A JNI library's native methods are named after its Java package: a name JNI would mangle
+    (or Java refuse) is refused up front, naming where it came from."""
+    with pytest.raises(ConfigError, match=re.escape(message)) as caught:
+        resolve(env={"TFBUILD_TARGET": "android-arm64", variable: value}, cwd=tmp_path)
+    assert caught.value.message.startswith(f"${variable}: ")
 
 
 def test_android_home_variables_are_a_fallback(tmp_path):

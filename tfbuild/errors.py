@@ -34,6 +34,10 @@ class InputFileError(TfbuildError):
     exit_code = 3
 
 
+class OutputPathError(ConfigError):
+    """An output path no file can be written to (a directory, a path under a file, an input)."""
+
+
 class SourceTreeError(TfbuildError):
     """The TensorFlow source tree is missing, dirty, unknown or not laid out as expected."""
 

@@ -8,13 +8,18 @@ import os
 import tempfile
 from pathlib import Path
 
+from tfbuild.errors import OutputPathError
+
 
 def atomic_write_bytes(path: Path | str, data: bytes, *, mode: int | None = None) -> Path:
     """Write ``data`` to ``path`` through a temporary file in the same directory and a rename.
 
-    Readers see either the old file or the complete new one; an exception leaves no trace.
+    Readers see either the old file or the complete new one; an exception leaves no trace. A
+    ``path`` that is a directory, or lies under a file, is an :class:`OutputPathError` naming
+    it, before anything is written.
     """
     path = Path(path)
+    check_output_path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
@@ -36,6 +41,18 @@ def atomic_write_bytes(path: Path | str, data: bytes, *, mode: int | None = None
             os.unlink(tmp_name)
         raise
     return path
+
+
+def check_output_path(path: Path) -> None:
+    """Refuse an output path that no file can be written to: an existing directory, or one
+    whose parent is (or lies under) a file."""
+    if path.is_dir():
+        raise OutputPathError(f"{path}: is a directory; name the file to write", hint="give a file path")
+    for parent in path.parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise OutputPathError(f"{path}: {parent} is a file, not a directory", hint="give a path in a directory")
+            break
 
 
 def atomic_write_text(path: Path | str, text: str, *, mode: int | None = None) -> Path:

@@ -40,6 +40,7 @@ from tfbuild.build.plan import Artifact, BuildPlan, ImageSpec, Step
 from tfbuild.errors import BuildError, CommandTimeout, ToolchainError
 from tfbuild.fileio import atomic_write_text
 from tfbuild.kill_timer import KillTimer
+from tfbuild.log import Logger
 
 if TYPE_CHECKING:
     from tfbuild.toolchain.container import BuildContainer
@@ -195,14 +196,16 @@ class _StepRunner:
 
     def _run_streaming(self, index: int, step: Step) -> None:
         """One step, its output written to the build log as it comes."""
-        self._progress.start(index, step.name)
         if self._skip(step):
             self._log.write(self._skipped(index, step))
+            self._progress.end(index, step.name, "skipped")
             return
+        self._progress.start(index, step.name)
         self._log.write(self._header(index, step))
-        output = _StepOutput(step, self._progress, self._log)
+        output = _StepOutput(index, step, self._progress, self._log)
         code = self._runner.run(step, output.line, self._deadline.remaining())
         output.save()
+        self._progress.end(index, step.name, "done" if code == 0 else f"failed (exit {code})")
         self._check(_Finished(index, step, code, output))
 
     def _run_parallel(self, batch: list[tuple[int, Step]], jobs: int) -> None:
@@ -222,12 +225,14 @@ class _StepRunner:
             self._check(future.result())
 
     def _run_buffered(self, index: int, step: Step) -> _Finished:
-        self._progress.start(index, step.name)
         if self._skip(step):
+            self._progress.end(index, step.name, "skipped")
             return _Finished(index, step, None, None)
-        output = _StepOutput(step, self._progress, None)
+        self._progress.start(index, step.name)
+        output = _StepOutput(index, step, self._progress, None)
         code = self._runner.run(step, output.line, self._deadline.remaining())
         output.save()
+        self._progress.end(index, step.name, "done" if code == 0 else f"failed (exit {code})")
         return _Finished(index, step, code, output)
 
     def _write(self, finished: _Finished) -> None:
@@ -275,7 +280,8 @@ class _StepOutput:
     and written to the build log as it comes (``log``) or kept whole for later (``log`` None),
     as it is when the step keeps its own log."""
 
-    def __init__(self, step: Step, progress: _StepProgress, log: _BuildLog | None) -> None:
+    def __init__(self, index: int, step: Step, progress: _StepProgress, log: _BuildLog | None) -> None:
+        self._index = index
         self._step = step
         self._progress = progress
         self._log = log
@@ -287,7 +293,7 @@ class _StepOutput:
             self._log.write(line)
         if self.lines is not None:
             self.lines.append(line)
-        self._progress.last(line)
+        self._progress.line(self._index, line)
         self.tail.append(line)
 
     def save(self) -> None:
@@ -435,49 +441,90 @@ class _BuildLog:
 
 
 class _StepProgress:
-    """``[i/n] step name`` and the latest output line on the console, if there is one and it is a
-    terminal (redirected output gets no live display, which would leave only a blank line)."""
+    """What the user sees of a running plan, on ``console`` (none: nothing), through the one
+    :class:`~tfbuild.log.Logger`.
 
-    def __init__(self, console: Console | None, total: int, target: str) -> None:
+    On a terminal, a live line: the target, ``[i/n]`` and the current step, the time elapsed, the
+    objects compiled so far (compiler command lines seen) and the latest output line; each step
+    that ends leaves its end line above it. Elsewhere (a CI log) the output streams: the step's
+    start, each output line prefixed with ``[i/n]``, its end with the duration, in a
+    ``::group::`` fold on GitHub Actions. The full output always goes to the build log as well.
+    """
+
+    def __init__(self, console: Console | None, total: int, target: str, *, github: bool | None = None) -> None:
+        self._log = Logger(console, github=github)
         self._total = total
         self._target = target
+        self._lock = threading.Lock()
+        self._started: dict[int, tuple[str, float]] = {}
+        self._objects = 0
         self._live: tuple[Progress, TaskID] | None = None
         if console is not None and console.is_terminal:
             progress = Progress(
                 SpinnerColumn(),
                 TextColumn("[bold]{task.description}"),
                 TimeElapsedColumn(),
+                TextColumn("{task.fields[objects]}"),
                 TextColumn("[dim]{task.fields[last]}"),
                 console=console,
                 transient=True,
             )
-            self._live = (progress, progress.add_task(target, total=total, last=""))
+            self._live = (progress, progress.add_task(target, total=total, last="", objects=""))
 
     def __enter__(self) -> _StepProgress:
         if self._live is not None:
             self._live[0].start()
         return self
 
-    def __exit__(self, *exc_info: object) -> None:
+    def __exit__(self, exc_type: object, *exc_info: object) -> None:
+        for index in sorted(self._started):  # a step cut short by a failure elsewhere, or Ctrl-C
+            self.end(index, self._started[index][0], "stopped" if exc_type is not None else "done")
         if self._live is not None:
             self._live[0].stop()
 
+    def _name(self, index: int, name: str) -> str:
+        return f"[{index}/{self._total}] {name}"
+
     def start(self, index: int, name: str) -> None:
-        if self._live is not None:
-            progress, task = self._live
-            progress.update(
-                task, completed=index - 1, description=f"{self._target} [{index}/{self._total}] {name}", last=""
-            )
+        with self._lock:
+            self._started[index] = (name, time.monotonic())
+            if self._live is not None:
+                progress, task = self._live
+                progress.update(task, completed=index - 1, description=f"{self._target} {self._name(index, name)}",
+                                last="")
+        self._log.start(self._name(index, name))
+
+    def line(self, index: int, line: str) -> None:
+        with self._lock:
+            if _COMPILE.search(line):
+                self._objects += 1
+            if self._live is not None:
+                progress, task = self._live
+                objects = f"{self._objects} objects" if self._objects else ""
+                progress.update(task, last=line.strip()[:100], objects=objects)
+        self._log.line(f"[{index}/{self._total}]" if index else "", line)
+
+    def end(self, index: int, name: str, outcome: str) -> None:
+        """Step ``index`` finished: ``done``, ``failed (exit N)``, ``skipped``, ``stopped``."""
+        with self._lock:
+            started = self._started.pop(index, None)
+        seconds = time.monotonic() - started[1] if started is not None else None
+        self._log.end(self._name(index, name), outcome, seconds)
 
     def note(self, text: str) -> None:
         if self._live is not None:
             progress, task = self._live
             progress.update(task, description=f"{self._target}: {text}")
+        else:
+            self._log.line("==>", text)
 
     def last(self, line: str) -> None:
-        if self._live is not None:
-            progress, task = self._live
-            progress.update(task, last=line.strip()[:100])
+        """A line outside any step (the toolchain image being built)."""
+        self.line(0, line)
+
+
+_COMPILE = re.compile(r"(?:^|\s)-c\s+\S+\.(?:cc|cpp|c)\b")
+"""A compiler command line in a build's output: one object being compiled."""
 
 
 def _safe_name(text: str) -> str:

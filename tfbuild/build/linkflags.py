@@ -130,7 +130,8 @@ def link_inputs(
     """Gather the libraries for ``profile`` from ``artifacts_dir`` and its manifest, if any.
 
     An app's own op libraries listed in the manifest are linked too: static ones whole (their
-    kernels register the same way), shared ones plainly. ``exports`` is rendered for the
+    kernels register the same way), shared ones plainly; an Android build's JNI library is not
+    one (it holds TensorFlow itself). ``exports`` is rendered for the
     profile's :func:`app_linker`, to be written to ``out_dir`` (default: ``artifacts_dir``).
     """
     artifacts_dir = Path(artifacts_dir).resolve()
@@ -143,6 +144,9 @@ def link_inputs(
     whole = list(profile.link.whole_archive)
     libs = list(profile.link.libs)
     known = set(whole) | set(libs)
+    jni = manifest.get("android_jni")
+    if isinstance(jni, dict) and isinstance(jni.get("library"), str):
+        known.add(jni["library"])  # TensorFlow itself, for Java: an app links the archives instead
     for artifact in manifest.get("artifacts", []):
         name, kind = artifact.get("name"), artifact.get("kind")
         if isinstance(name, str) and name not in known and kind in ("static-lib", "shared-lib"):

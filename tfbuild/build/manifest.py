@@ -18,10 +18,11 @@ from pathlib import Path
 from typing import Any
 
 from tfbuild import __version__
-from tfbuild.build.plan import AndroidNdkUse, AppliedSizeProfile, BuildPlan
+from tfbuild.build.plan import AndroidJniRecord, AndroidNdkUse, AppliedSizeProfile, BuildPlan
 from tfbuild.errors import InputFileError
 from tfbuild.fileio import atomic_write_text, sha256_file, sha256_tree
 from tfbuild.flavour import Flavour
+from tfbuild.tree.mobile_types import MobileTypes
 
 MANIFEST_NAME = "manifest.json"
 SCHEMA = 1
@@ -70,6 +71,8 @@ class Manifest:
     schema: int = SCHEMA
     size_profile: AppliedSizeProfile | None = None  # its name, the flags it added, the hot kernel sources
     android_ndk: AndroidNdkUse | None = None  # the NDK (path, revision), the Makefile adapter, the C++ runtime
+    mobile_types: MobileTypes | None = None  # __ANDROID_TYPES_SLIM__ or _FULL__, and why
+    android_jni: AndroidJniRecord | None = None  # the JNI library's name, Java class and exports
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), indent=2) + "\n"
@@ -110,6 +113,8 @@ def make_manifest(
         created=created.replace(microsecond=0).isoformat().replace("+00:00", "Z"),
         size_profile=plan.size_profile,
         android_ndk=plan.android_ndk,
+        mobile_types=plan.mobile_types,
+        android_jni=plan.android_jni,
     )
 
 

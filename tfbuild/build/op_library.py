@@ -67,8 +67,10 @@ def installed_tensorflow() -> InstalledTensorFlow:
     TensorFlow is imported here and only here: the query needs it, ``tfbuild --help`` must not.
     The answer cannot change while the process runs, so it is computed once.
     """
+    from tfbuild.tensorflow_import import import_tensorflow
+
     try:
-        import tensorflow as tf
+        tf = import_tensorflow()
     except ImportError as error:
         raise ToolchainError(
             f"TensorFlow is not importable ({error}); op libraries compile against its headers",

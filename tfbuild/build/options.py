@@ -26,12 +26,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tfbuild.build.android.names import (
+    DEFAULT_JAVA_PACKAGE,
+    DEFAULT_JNI_LIBRARY,
+    check_java_package,
+    check_library_name,
+)
 from tfbuild.build.size_profiles import default_profile, profile_names
 from tfbuild.config import check_choice, read_toml
 from tfbuild.errors import ConfigError
 from tfbuild.flavour import Flavour
 from tfbuild.model.header import DEFAULT_OPS, GRANULARITIES, HeaderOptions
 from tfbuild.toolchain.targets import get_target
+from tfbuild.tree.mobile_types import MOBILE_TYPES_MODES, MobileTypesMode
 
 CONFIG_FILE_NAME = "tfbuild.toml"
 ENV_CONFIG = "TFBUILD_CONFIG"
@@ -54,6 +61,12 @@ class AndroidOptions:
     """Where ``sdk`` was set, as messages name it: ``--sdk``, ``$ANDROID_HOME``, ``<file>: [android] sdk``."""
     ndk_origin: str | None = None
     """Where ``ndk`` was set: ``--ndk``, ``$ANDROID_NDK_HOME``, ``<file>: [android] ndk``."""
+    mobile_types: MobileTypesMode = "auto"
+    """``__ANDROID_TYPES_SLIM__`` or ``_FULL__``: chosen from the models (auto), or forced."""
+    java_package: str = DEFAULT_JAVA_PACKAGE
+    """The Java package of the inference class whose native methods the JNI library implements."""
+    jni_library: str = DEFAULT_JNI_LIBRARY
+    """The JNI library's name: ``lib<name>.so``, loaded by ``System.loadLibrary("<name>")``."""
 
 
 @dataclass(frozen=True)
@@ -84,6 +97,8 @@ class BuildOptions:
     """A profile of ``toolchains/tensorflow/size_profiles.toml`` (:mod:`tfbuild.build.size_profiles`)."""
     android: AndroidOptions = field(default_factory=AndroidOptions)
     config_file: Path | None = None
+    app: str | None = None
+    """The ``[apps.NAME]`` of tfbuild.toml this build is for (None: the file's ``[build]`` alone)."""
 
 
 @dataclass(frozen=True)
@@ -124,6 +139,27 @@ class AndroidTable:
     api_level: int | None = None
     build_tools: str | None = None
     ndk_api_level: int | None = None
+    mobile_types: str | None = None
+    java_package: str | None = None
+    jni_library: str | None = None
+
+
+@dataclass(frozen=True)
+class AppTable:
+    """``[apps.NAME]``: one app of a repository that ships several. Its own models, op library
+    sources, extra compiler flags, header default ops and size profile override ``[build]`` and
+    ``[header]`` for that app; ``targets`` are the targets it ships (the CI matrix's rows)."""
+
+    models: tuple[Path, ...]
+    targets: tuple[str, ...]
+    op_sources: tuple[Path, ...] | None = None
+    extra_cflags: tuple[str, ...] | None = None
+    default_ops: str | None = None
+    size_profile: str | None = None
+
+
+APP_OPTIONS = ("models", "op_sources", "extra_cflags", "default_ops", "size_profile")
+"""The options an ``[apps.NAME]`` table may set, by the same names."""
 
 
 @dataclass(frozen=True)
@@ -133,6 +169,7 @@ class ConfigFile:
     build: BuildTable = field(default_factory=BuildTable)
     header: HeaderTable = field(default_factory=HeaderTable)
     android: AndroidTable = field(default_factory=AndroidTable)
+    apps: dict[str, AppTable] = field(default_factory=dict)
 
     def value(self, spec: OptionSpec) -> Any:
         """What the file sets option ``spec`` to, or None."""
@@ -154,14 +191,21 @@ class OptionSpec:
     env: tuple[str, ...]
     kind: str  # a key of _PARSERS: str, path, paths, bool, int, seconds, words, choice (a flavour), ...
     fallback_env: tuple[str, ...] = ()
+    flag: str | None = None
+    """The command-line flag, when it is not ``--<name>`` with dashes (``--out`` for output_dir)."""
+
+    @property
+    def cli_flag(self) -> str:
+        return self.flag or "--" + self.name.replace("_", "-")
 
 
 OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec("target", "build", "target", ("TFBUILD_TARGET",), "target"),
-    OptionSpec("models", "build", "models", ("TFBUILD_MODELS",), "paths"),
+    OptionSpec("app", None, None, ("TFBUILD_APP",), "name"),
+    OptionSpec("models", "build", "models", ("TFBUILD_MODELS",), "paths", flag="--model"),
     OptionSpec("source", "build", "source", ("TFBUILD_SOURCE",), "path"),
     OptionSpec("flavour", "build", "flavour", ("TFBUILD_FLAVOUR",), "choice"),
-    OptionSpec("output_dir", "build", "out", ("TFBUILD_OUT",), "path"),
+    OptionSpec("output_dir", "build", "out", ("TFBUILD_OUT",), "path", flag="--out"),
     OptionSpec("local", "build", "local", ("TFBUILD_LOCAL",), "bool"),
     OptionSpec("dry_run", None, None, ("TFBUILD_DRY_RUN",), "bool"),
     OptionSpec("protobuf_rename", "build", "protobuf_rename", ("TFBUILD_PROTOBUF_RENAME",), "bool"),
@@ -169,9 +213,9 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec("timeout", "build", "timeout", ("TFBUILD_TIMEOUT",), "seconds"),
     OptionSpec("cache_prefix", "build", "cache_prefix", ("TFBUILD_CACHE_PREFIX",), "name"),
     OptionSpec("base_image", "build", "base_image", ("TFBUILD_BASE_IMAGE",), "str"),
-    OptionSpec("op_sources", "build", "op_sources", ("TFBUILD_OP_SOURCES",), "paths"),
+    OptionSpec("op_sources", "build", "op_sources", ("TFBUILD_OP_SOURCES",), "paths", flag="--op-source"),
     OptionSpec("ops_library_name", "build", "ops_library_name", ("TFBUILD_OPS_LIBRARY_NAME",), "name"),
-    OptionSpec("extra_cflags", "build", "extra_cflags", ("TFBUILD_EXTRA_CFLAGS",), "words"),
+    OptionSpec("extra_cflags", "build", "extra_cflags", ("TFBUILD_EXTRA_CFLAGS",), "words", flag="--extra-cflag"),
     OptionSpec("size_profile", "build", "size_profile", ("TFBUILD_SIZE_PROFILE",), "size_profile"),
     OptionSpec("default_ops", "header", "default_ops", ("TFBUILD_DEFAULT_OPS",), "default_ops"),
     OptionSpec("granularity", "header", "granularity", ("TFBUILD_HEADER_GRANULARITY",), "granularity"),
@@ -180,6 +224,9 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec("api_level", "android", "api_level", ("TFBUILD_ANDROID_API_LEVEL",), "int"),
     OptionSpec("build_tools", "android", "build_tools", ("TFBUILD_ANDROID_BUILD_TOOLS",), "str"),
     OptionSpec("ndk_api_level", "android", "ndk_api_level", ("TFBUILD_ANDROID_NDK_API_LEVEL",), "int"),
+    OptionSpec("mobile_types", "android", "mobile_types", ("TFBUILD_MOBILE_TYPES",), "mobile_types"),
+    OptionSpec("java_package", "android", "java_package", ("TFBUILD_JAVA_PACKAGE",), "java_package"),
+    OptionSpec("jni_library", "android", "jni_library", ("TFBUILD_JNI_LIBRARY",), "jni_library"),
 )
 _BY_NAME = {spec.name: spec for spec in OPTIONS}
 
@@ -200,12 +247,40 @@ def resolve_build_options(
     it exists. ``require_target=False`` is for commands that need only part of the options
     (``tfbuild workspace``); the target is then an empty string when none was given.
     """
+    return resolve_with_origins(
+        cli, environ=environ, cwd=cwd, config_file=config_file, require_target=require_target
+    ).options
+
+
+@dataclass(frozen=True)
+class ResolvedOptions:
+    """The options and, for each one set anywhere, where its value came from: ``--target``,
+    ``$TFBUILD_TARGET``, ``<file>: [build] target`` (the rest are defaults)."""
+
+    options: BuildOptions
+    origins: Mapping[str, str]
+    config_path: Path | None
+
+
+def resolve_with_origins(
+    cli: Mapping[str, Any],
+    *,
+    environ: Mapping[str, str],
+    cwd: Path,
+    config_file: Path | None = None,
+    require_target: bool = True,
+) -> ResolvedOptions:
+    """:func:`resolve_build_options`, keeping where each value came from (``tfbuild config show``)."""
     unknown = set(cli) - set(_BY_NAME)
     if unknown:
         raise ValueError(f"not an option: {sorted(unknown)}")  # a tfbuild bug, not user input
     cwd = Path(cwd).resolve()
     config_path = _config_path(config_file, environ, cwd)
-    values, origins = _from_config(config_path) if config_path is not None else ({}, {})
+    app = cli.get("app") or environ.get("TFBUILD_APP") or None
+    if app is not None and config_path is None:
+        raise ConfigError(f"app {app!r}: no tfbuild.toml to read [apps.{app}] from",
+                          hint="pass --config, or run where the repository's tfbuild.toml is")
+    values, origins, apps = _from_config(config_path, app) if config_path is not None else ({}, {}, {})
     for spec in OPTIONS:
         layers = (spec.env,) if spec.name in values else (spec.fallback_env, spec.env)
         for variables in layers:
@@ -216,7 +291,14 @@ def resolve_build_options(
         if cli.get(spec.name) is not None:
             origins[spec.name] = _flag(spec.name)
             values[spec.name] = _parse(spec, cli[spec.name], origins[spec.name], base=cwd)
-    return _build_options(values, origins, cwd=cwd, config_path=config_path, require_target=require_target)
+    options = _build_options(values, origins, cwd=cwd, config_path=config_path, require_target=require_target)
+    if options.app is not None and options.target and options.target not in apps[options.app].targets:
+        raise ConfigError(
+            f"{origins.get('target', 'target')}: app {options.app} ships {', '.join(apps[options.app].targets)}, "
+            f"not {options.target}",
+            hint=f"pass one of its targets, or add {options.target} to [apps.{options.app}] targets",
+        )
+    return ResolvedOptions(options, dict(origins), config_path)
 
 
 def _build_options(
@@ -232,12 +314,14 @@ def _build_options(
     header = HeaderOptions(
         default_ops=values.get("default_ops", DEFAULT_OPS), granularity=values.get("granularity", "kernel")
     )
+    default_out = cwd / DEFAULT_OUTPUT_ROOT / values.get("app", "") / (target or "default")
     return BuildOptions(
         target=target,
         models=values.get("models", ()),
         source=values.get("source"),
         flavour=values.get("flavour"),
-        output_dir=values.get("output_dir") or cwd / DEFAULT_OUTPUT_ROOT / (target or "default"),
+        output_dir=values.get("output_dir") or default_out,
+        app=values.get("app"),
         local=values.get("local", False),
         dry_run=values.get("dry_run", False),
         header=header,
@@ -258,15 +342,21 @@ def _build_options(
             ndk_api_level=values.get("ndk_api_level"),
             sdk_origin=origins.get("sdk"),
             ndk_origin=origins.get("ndk"),
+            mobile_types=values.get("mobile_types", "auto"),
+            java_package=values.get("java_package", DEFAULT_JAVA_PACKAGE),
+            jni_library=values.get("jni_library", DEFAULT_JNI_LIBRARY),
         ),
         config_file=config_path,
     )
 
 
-def _from_config(path: Path) -> tuple[dict[str, Any], dict[str, str]]:
+def _from_config(
+    path: Path, app: str | None = None
+) -> tuple[dict[str, Any], dict[str, str], dict[str, AppTable]]:
     """The options ``path`` sets, and where (``<file>: [section] key``): their types checked
     against :class:`ConfigFile`, their values as those of every other layer; relative paths
-    are relative to the file."""
+    are relative to the file. With ``app``, its ``[apps.NAME]`` table overrides the rest of
+    the file. Also every app the file names."""
     config = read_toml(ConfigFile, path)
     values, origins = {}, {}
     for spec in OPTIONS:
@@ -274,7 +364,31 @@ def _from_config(path: Path) -> tuple[dict[str, Any], dict[str, str]]:
         if value is not None:
             origins[spec.name] = f"{path}: [{spec.section}] {spec.key}"
             values[spec.name] = _parse(spec, value, origins[spec.name], base=path.parent)
-    return values, origins
+    if app is not None:
+        table = config.apps.get(app)
+        if table is None:
+            known = ", ".join(sorted(config.apps)) or "none"
+            raise ConfigError(f"{path}: no [apps.{app}] (apps: {known})", hint="pass --app with one of them")
+        for name in APP_OPTIONS:
+            value = getattr(table, name)
+            if value is not None:
+                origins[name] = f"{path}: [apps.{app}] {name}"
+                values[name] = _parse(_BY_NAME[name], value, origins[name], base=path.parent)
+    return values, origins, dict(config.apps)
+
+
+def app_matrix(path: Path) -> list[dict[str, str]]:
+    """Every app x target the file at ``path`` declares, in file order: the CI matrix."""
+    config = read_toml(ConfigFile, path)
+    if not config.apps:
+        raise ConfigError(f"{path}: no [apps.NAME] tables, so no matrix", hint="declare each app's models and targets")
+    rows = []
+    for name, table in config.apps.items():
+        _as_name(name, f"{path}: [apps.{name}]", path.parent)
+        for target in table.targets:
+            _as_target(target, f"{path}: [apps.{name}] targets", path.parent)
+            rows.append({"app": name, "target": target, "out": f"{DEFAULT_OUTPUT_ROOT}/{name}/{target}"})
+    return rows
 
 
 def _config_path(explicit: Path | None, environ: Mapping[str, str], cwd: Path) -> Path | None:
@@ -287,7 +401,7 @@ def _config_path(explicit: Path | None, environ: Mapping[str, str], cwd: Path) -
 
 
 def _flag(name: str) -> str:
-    return "--" + name.replace("_", "-")
+    return _BY_NAME[name].cli_flag
 
 
 # -- value parsing: TOML gives typed values, the environment strings, the CLI typed values ----
@@ -406,6 +520,24 @@ def _as_size_profile(raw: Any, where: str, base: Path) -> str:
     return text
 
 
+def _as_mobile_types(raw: Any, where: str, base: Path) -> str:
+    text = _as_str(raw, where, base)
+    _checked(where, check_choice, text, MOBILE_TYPES_MODES, noun="mobile types")
+    return text
+
+
+def _as_java_package(raw: Any, where: str, base: Path) -> str:
+    text = _as_str(raw, where, base)
+    _checked(where, check_java_package, text)
+    return text
+
+
+def _as_jni_library(raw: Any, where: str, base: Path) -> str:
+    text = _as_str(raw, where, base)
+    _checked(where, check_library_name, text)
+    return text
+
+
 def _checked(where: str, check: Callable[..., object], *args: Any, **kwargs: Any) -> None:
     """Run ``check``; a :class:`ConfigError` it raises gets ``where`` in front."""
     try:
@@ -428,4 +560,7 @@ _PARSERS: dict[str, Callable[[Any, str, Path], Any]] = {
     "target": _as_target,
     "default_ops": _as_default_ops,
     "size_profile": _as_size_profile,
+    "mobile_types": _as_mobile_types,
+    "java_package": _as_java_package,
+    "jni_library": _as_jni_library,
 }

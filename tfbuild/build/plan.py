@@ -15,6 +15,7 @@ from typing import Literal
 
 from tfbuild.flavour import Flavour
 from tfbuild.toolchain.image_spec import ImageSpec, Mount
+from tfbuild.tree.mobile_types import MobileTypes
 
 __all__ = [
     "AndroidNdkUse", "AppliedFixup", "AppliedSizeProfile", "Artifact", "BuildPlan", "GeneratedFile", "ImageSpec",
@@ -42,6 +43,9 @@ class Step:
     tags: frozenset[str] = frozenset()
     """What kind of step this is beyond its name, for the fix-ups that select steps by it
     (``ndk-clang``: planned by the Makefile flavour's clang adapter for Android)."""
+    programs: tuple[str, ...] = ()
+    """Programs the step's script runs besides its command (protobuf's ``autogen.sh`` runs
+    autoreconf and libtoolize): a ``--local`` build checks them before it starts."""
 
 
 @dataclass(frozen=True)
@@ -109,6 +113,21 @@ class AndroidNdkUse:
 
 
 @dataclass(frozen=True)
+class AndroidJniRecord:
+    """The JNI library an Android build links: its file, the Java class whose native methods it
+    implements (``tfbuild aar`` compiles that class against it), and what it exports."""
+
+    library: str
+    """The file name, ``lib<name>.so``."""
+    java_package: str
+    java_class: str
+    exports: tuple[str, ...]
+    abi: str
+    min_sdk: int
+    """The API level it was built for: the AAR's ``minSdkVersion``."""
+
+
+@dataclass(frozen=True)
 class BuildPlan:
     """Everything needed to run one target's build, computed before anything runs."""
 
@@ -128,4 +147,7 @@ class BuildPlan:
     notes: tuple[str, ...] = ()
     """What the planner chose and why, when the plan alone does not say (which NDK adapter)."""
     android_ndk: AndroidNdkUse | None = None
+    mobile_types: MobileTypes | None = None
+    """The type set of a mobile (Android, iOS) build of a tree, and why it was chosen."""
+    android_jni: AndroidJniRecord | None = None
     """The NDK a Makefile build for Android uses (None: no NDK, or another flavour)."""

@@ -162,6 +162,8 @@ def _local_programs(plan: BuildPlan, *, checked: frozenset[str]) -> list[Prerequ
     (``checked``: programs already looked up)."""
     seen: dict[str, Step] = {}
     for step in plan.steps:
+        if step.skip_if_exists is not None and Path(step.skip_if_exists).exists():
+            continue  # done by an earlier build: it will not run
         for program in _programs_of(step):
             if program not in checked:
                 seen.setdefault(program, step)
@@ -175,6 +177,7 @@ def _programs_of(step: Step) -> Iterator[str]:
     """The step's command, and for a ``make`` of the contrib Makefile the compilers it is told
     to use (or its default); for ``MAKEFLAGS`` in the step's environment, those it names."""
     yield step.argv[0]
+    yield from step.programs
     if Path(step.argv[0]).name == "make":
         variables = _assignments(arg for arg in step.argv[1:] if not arg.startswith("-"))
         if MAKEFILE in step.argv and "CXX" not in variables:

@@ -48,6 +48,7 @@ from tfbuild.build.size_profiles import hot_kernel_files
 from tfbuild.errors import TfbuildError
 from tfbuild.fileio import atomic_write_text, unified_diff
 from tfbuild.flavour import Flavour
+from tfbuild.log import Logger
 from tfbuild.model.analysis import Analysis
 from tfbuild.model.formats import LoadedModel, load_model
 from tfbuild.model.header import HeaderContents, header_contents, render_header
@@ -56,6 +57,7 @@ from tfbuild.toolchain.targets import get_target
 from tfbuild.tree.edits import EditPlan, check_flavour, plan_edits, revert_command
 from tfbuild.tree.facts import TreeFacts, git_commit, read_tree_facts
 from tfbuild.tree.kernel_index import KernelIndex, build_kernel_index
+from tfbuild.tree.mobile_types import MobileTypes
 from tfbuild.tree.needs import KernelNeed, Needs, header_needs
 from tfbuild.tree.preflight import PreflightReport, PreflightRequest, check_tree, require_pass
 from tfbuild.tree.protobuf_rename import apply_protobuf_rename, plan_protobuf_rename
@@ -192,30 +194,36 @@ def _why(path: str) -> str:
 
 def run_build(options: BuildOptions, *, console: Console | None = None) -> BuildResult:
     """Run (or, with ``options.dry_run``, only plan) the build ``options`` describe."""
+    log = Logger(console)
     profile = get_target(options.target)
     tree = read_tree_facts(options.source) if options.source is not None else None
     flavour = choose_flavour(options, profile, tree)
     if not options.dry_run and "xcode" in profile.requires:
         check_xcode(profile)  # before the analysis: nothing is worth running for it
     tensorflow = _installed_tensorflow() if flavour == Flavour.OPS_LIBRARY else None
-    analysis, scan_notes = _analyze(options, flavour)
+    with log.step("analyze the models"):
+        analysis, scan_notes = _analyze(options, flavour)
     header_path = options.output_dir / HEADER_SUBDIR / HEADER_NAME
     work = None
     retarget: list[str] = []
     if tree is not None:
-        analysis, work, retarget = _prepare_tree(tree, flavour, analysis, options, header_path)
+        with log.step("index the tree's kernels"):
+            analysis, work, retarget = _prepare_tree(tree, flavour, analysis, options, header_path)
     header_text = render_header(analysis, options.header)
     notes = [f"{problem.model}: {problem.op} ({problem.node}): {problem.message}" for problem in analysis.problems]
     notes += retarget
     notes.append(f"header: registers {header_contents(analysis, options.header).summary()}")
     plan = plan_build(
         options, header_text=header_text, tree=tree, tensorflow=tensorflow, flavour=flavour,
-        hot_files=_hot_files(analysis, work),
+        hot_files=_hot_files(analysis, work), mobile_types=_mobile_types(analysis, work, profile.platform, options),
     )
     # A stock build (--default-ops all) selects nothing: no edits to plan, no selection to check.
     # Its figures are the baseline the size report compares selective builds with.
     stock = work is not None and work.header.registers_everything
-    checked = _check_tree(work) if work is not None and not stock else None
+    checked = None
+    if work is not None and not stock:
+        with log.step("plan the source edits and run the preflight"):
+            checked = _check_tree(work)
     if stock:
         notes.append("stock build: the header registers every kernel, so no source edits, no preflight; "
                      "its sizes become the size report's baseline for this tree, target and flavour")
@@ -242,16 +250,17 @@ def run_build(options: BuildOptions, *, console: Console | None = None) -> Build
     executed, changed = _change_tree_and_execute(plan, tree, changes, options, console)
     if changed is not None and changed.lines():
         notes.append(f"source tree: {'; '.join(changed.lines())}; undo with: {revert_command(changed.changes.root)}")
-    manifest = make_manifest(
-        plan,
-        artifacts=executed.artifacts,
-        header=header_path,
-        models=options.models,
-        tensorflow=_tensorflow_record(tree, tensorflow, analysis.tensorflow_version),
-        image_id=executed.image_id,
-    )
-    manifest_path = write_manifest(manifest, options.output_dir)
-    report = _size_report(options.output_dir, notes)
+    with log.step("manifest and size report"):
+        manifest = make_manifest(
+            plan,
+            artifacts=executed.artifacts,
+            header=header_path,
+            models=options.models,
+            tensorflow=_tensorflow_record(tree, tensorflow, analysis.tensorflow_version),
+            image_id=executed.image_id,
+        )
+        manifest_path = write_manifest(manifest, options.output_dir)
+        report = _size_report(options.output_dir, notes)
     return BuildResult(
         plan=plan,
         text=plan_text(plan, notes=notes),
@@ -369,6 +378,24 @@ def _hot_files(analysis: Analysis, work: TreeWork | None) -> tuple[str, ...]:
         return ()
     needs = [KernelNeed(requirement.op, requirement.kernel_classes) for requirement in analysis.ops]
     return hot_kernel_files(needs, work.index)
+
+
+MOBILE_PLATFORMS = frozenset({"android", "ios"})
+"""Where TensorFlow trims kernel types (``__ANDROID_TYPES_SLIM__``; the contrib Makefile's iOS
+section takes the same ``ANDROID_TYPES``)."""
+
+
+def _mobile_types(
+    analysis: Analysis, work: TreeWork | None, platform: str, options: BuildOptions
+) -> MobileTypes | None:
+    """The type set of a mobile build of a tree, chosen from the models' kernels as the tree
+    names them (:func:`~tfbuild.tree.mobile_types.choose_mobile_types`); None elsewhere."""
+    if work is None or platform not in MOBILE_PLATFORMS:
+        return None
+    from tfbuild.tree.mobile_types import choose_mobile_types
+
+    needs = [KernelNeed(requirement.op, requirement.kernel_classes) for requirement in analysis.ops]
+    return choose_mobile_types(work.tree.root, work.index, needs, mode=options.android.mobile_types)
 
 
 def _check_tree(work: TreeWork) -> TreeCheck:

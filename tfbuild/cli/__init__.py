@@ -1,8 +1,11 @@
 """The ``tfbuild`` command line: a thin layer over the library.
 
 Each command module parses its options into a typed object and calls one library function.
-This module owns what is common to all of them: the Typer app, ``--debug``, and turning
-:class:`~tfbuild.errors.TfbuildError` into one line on stderr and the error's exit code.
+This module owns what is common to all of them: the Typer app, ``--debug``, turning
+:class:`~tfbuild.errors.TfbuildError` into one line on stderr and the error's exit code, and
+the failures no command expects (a closed pipe, a full disk, a tfbuild bug) into one line too,
+with the traceback only under ``--debug``. It also makes the help tell the truth
+(:func:`_polish_help`): flags without a ``<bool>`` type, and each option's environment variables.
 
 Nothing imported here may import TensorFlow: ``tfbuild --help`` has to start fast.
 """
@@ -11,27 +14,52 @@ from __future__ import annotations
 
 import functools
 import importlib
+import os
 import sys
 from collections.abc import Callable
 from typing import Any
 
 import typer
+import typer.main
 from rich.console import Console
 from rich.markup import escape
+from typer.core import TyperGroup, TyperOption
 
 from tfbuild import __version__
 from tfbuild.errors import TfbuildError
+from tfbuild.log import NORMAL, QUIET, VERBOSE, set_level
 
 app = typer.Typer(
     name="tfbuild",
     help="Turn a TensorFlow model into a small mobile TensorFlow binary.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
-    add_completion=False,
+    add_completion=True,
 )
 
 stderr = Console(stderr=True, highlight=False, soft_wrap=True)
-_state = {"debug": False}
+
+
+def _broken_pipe(console: Console) -> None:
+    """rich's own handling of a closed stdout exits 1 without a word (and so does click's, which
+    the error would reach first); note it, so :func:`main` says what happened in one line."""
+    console.quiet = True
+    _state["broken_pipe"] = True
+    raise BrokenPipeError(32, "Broken pipe")
+
+
+Console.on_broken_pipe = _broken_pipe  # type: ignore[method-assign,assignment]
+
+_typer_display_type = TyperOption.display_type_rich
+
+
+def _display_type(option: TyperOption, ctx: Any) -> str | None:
+    """Typer shows a flag's type as ``<bool>``, as if it took a value; a flag shows none."""
+    return None if option.is_flag else _typer_display_type(option, ctx)
+
+
+TyperOption.display_type_rich = _display_type  # type: ignore[method-assign,assignment]
+_state = {"debug": False, "broken_pipe": False}
 
 
 def _version_callback(value: bool) -> None:
@@ -43,12 +71,17 @@ def _version_callback(value: bool) -> None:
 @app.callback()
 def _root(
     debug: bool = typer.Option(False, "--debug", help="Show tracebacks for errors."),
+    quiet: bool = typer.Option(False, "-q", "--quiet", help="Only errors and results: no build output lines."),
+    verbose: bool = typer.Option(
+        False, "-v", "--verbose", help="Also what tools print on the side (TensorFlow's C++ start-up lines)."
+    ),
     version: bool = typer.Option(
         False, "--version", callback=_version_callback, is_eager=True, help="Print the version."
     ),
 ) -> None:
     """Turn a TensorFlow model into a small mobile TensorFlow binary."""
     _state["debug"] = debug
+    set_level(QUIET if quiet else VERBOSE if verbose else NORMAL)
 
 
 @functools.cache
@@ -68,7 +101,8 @@ def _register_commands() -> None:
     app.command("linkflags")(build_commands.linkflags_command)
     app.command("build")(build_commands.build_command)
     for name in (
-        "edit_commands", "compat_commands", "example_commands", "source_commands", "verify_commands", "report_commands"
+        "edit_commands", "compat_commands", "example_commands", "source_commands", "verify_commands", "report_commands",
+        "android_commands", "config_commands",
     ):
         importlib.import_module(f"tfbuild.cli.{name}")
     app.add_typer(toolchain_commands.toolchain_app, name="toolchain")
@@ -110,12 +144,16 @@ def main(argv: list[str] | None = None) -> int:
     either (a build that had changed the source tree says what and how to undo it) follow, one
     line each. Anything else is a tfbuild bug and keeps its traceback.
     """
-    _register_commands()
     try:
-        app(args=argv, prog_name="tfbuild")
+        command = _command()
+        if _asks_for_help(sys.argv[1:] if argv is None else argv):
+            _polish_help(command)
+        command.main(args=argv, prog_name="tfbuild")
         code = 0
     except SystemExit as done:
         code = done.code if isinstance(done.code, int) else (0 if done.code is None else 1)
+        if _state["broken_pipe"]:
+            code = _report_broken_pipe()
     except TfbuildError as error:
         if _state["debug"]:
             raise
@@ -127,9 +165,84 @@ def main(argv: list[str] | None = None) -> int:
         stderr.print("interrupted", markup=False)
         _print_notes(interrupt.__cause__ if isinstance(interrupt, _Interrupted) else interrupt)
         code = 130
+    except BrokenPipeError:
+        code = _report_broken_pipe()
+    except Exception as failure:
+        if _state["debug"]:
+            raise
+        code = _unexpected(failure)
     if argv is None:
         sys.exit(code)
     return code
+
+
+@functools.cache
+def _command() -> Any:
+    """The click command Typer makes of the app, made once per process (making it reads every
+    command's signature: most of a quick command's time when a test calls :func:`main` often)."""
+    _register_commands()
+    return typer.main.get_command(app)
+
+
+def _asks_for_help(args: list[str]) -> bool:
+    """Whether the help will be printed: the only time it needs :func:`_polish_help`, whose
+    option table import would otherwise cost every quick command (``header``) its start-up."""
+    return not args or "--help" in args or args[-1:] in (["config"], ["toolchain"], ["protobuf"], ["edit"])
+
+
+def _unexpected(failure: Exception) -> int:
+    """One line for a failure no command expected: an operating system error (a full disk, a
+    permission) names its file; anything else is a tfbuild bug, reported as one."""
+    if isinstance(failure, OSError) and failure.strerror:
+        where = f"{failure.filename}: " if failure.filename else ""
+        stderr.print(f"error: {where}{failure.strerror}", markup=False)
+        _print_notes(failure)
+        return 1
+    stderr.print(f"error: internal error ({type(failure).__name__}: {failure}); run again with --debug for the "
+                 "traceback, and please report it", markup=False)
+    _print_notes(failure)
+    return 70  # EX_SOFTWARE
+
+
+def _report_broken_pipe() -> int:
+    """Whoever read stdout stopped (``| head``): say so once, and point stdout at nothing so
+    the interpreter's last flush does not fail again."""
+    _state["broken_pipe"] = False
+    _detach_stdout()
+    stderr.print("error: stdout was closed before the output was written (broken pipe)", markup=False)
+    return 1
+
+
+def _detach_stdout() -> None:
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+
+
+def _polish_help(command: Any) -> None:
+    """Make every command's help say what is true (flags lose their ``<bool>`` in
+    :func:`_display_type`): an option that ``TFBUILD_*`` variables (or the Android SDK's and NDK's
+    own) may set says which, in the order they count (:data:`~tfbuild.build.options.OPTIONS`). The
+    variables are only named here: the option resolver reads them, so their precedence below
+    the command line and above ``tfbuild.toml`` stays in one place."""
+    from tfbuild.build.options import OPTIONS
+
+    by_flag = {spec.cli_flag: spec for spec in OPTIONS}
+    commands = [command]
+    while commands:
+        current = commands.pop()
+        if isinstance(current, TyperGroup):
+            commands.extend(current.commands.values())
+        for param in current.params:
+            if not isinstance(param, TyperOption) or getattr(param, "_tfbuild_polished", False):
+                continue
+            param._tfbuild_polished = True  # type: ignore[attr-defined]
+            spec = next((by_flag[opt] for opt in param.opts if opt in by_flag), None)
+            if spec is not None and (spec.env or spec.fallback_env):
+                names = ", ".join(f"${name}" for name in (*spec.env, *spec.fallback_env))
+                param.help = f"{param.help or ''} (env: {names})".strip()
 
 
 def _print_notes(error: BaseException | None) -> None:

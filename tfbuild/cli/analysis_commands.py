@@ -1,13 +1,15 @@
 """``tfbuild analyze`` and ``tfbuild header``: what a model needs, and the header that keeps it.
 
 Both commands parse their options and call :func:`tfbuild.model.analysis.analyze_models` (and
-:func:`tfbuild.model.header.write_header`); the library modules import TensorFlow inside their
-functions, so they are imported here inside the command bodies too.
+:func:`tfbuild.model.header.write_header`). Neither imports TensorFlow once tfbuild has cached
+its protos and kernel registry (:mod:`tfbuild.model.kernel_registry`); the library modules are
+still imported inside the command bodies, so ``tfbuild --help`` does not pay for them.
 """
 
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -17,10 +19,11 @@ from rich.table import Table
 from rich.text import Text
 
 from tfbuild.cli import app, stderr
-from tfbuild.errors import PreflightError
+from tfbuild.errors import OutputPathError, PreflightError
 
 if TYPE_CHECKING:
     from tfbuild.model.analysis import Analysis
+    from tfbuild.model.header import HeaderOptions
 
 _MODELS_HELP = (
     "Model files or SavedModel directories: GraphDef (.pb/.pbtxt), SavedModel, MetaGraphDef "
@@ -30,6 +33,14 @@ _OP_LIBRARY_HELP = (
     "Custom-op library (.so) to load first, so the app's own kernels are found. Repeatable."
 )
 _STRICT_HELP = "Fail (exit 5) when a node has no CPU kernel, instead of only reporting it."
+_TAG_HELP = (
+    "SavedModel inputs: read the MetaGraph with exactly these tags (repeat for several, e.g. --tag serve). "
+    "Default: the only MetaGraph, or the one holding --signature."
+)
+_SIGNATURE_HELP = (
+    "SavedModel inputs: count only what this signature runs (e.g. serving_default), so checkpoint "
+    "save/restore ops drop out. Default: every node and function of the model."
+)
 
 
 @app.command("analyze")
@@ -38,11 +49,14 @@ def analyze(
     op_library: list[Path] | None = typer.Option(None, "--op-library", help=_OP_LIBRARY_HELP),
     as_json: bool = typer.Option(False, "--json", help="Print a machine-readable JSON document."),
     strict: bool = typer.Option(False, "--strict", help=_STRICT_HELP),
+    tag: list[str] | None = typer.Option(None, "--tag", help=_TAG_HELP),
+    signature: str | None = typer.Option(None, "--signature", help=_SIGNATURE_HELP),
 ) -> None:
     """List the ops and kernel classes the models need, and the nodes no kernel covers."""
     from tfbuild.model.analysis import analyze_models
+    from tfbuild.model.scope import ModelScope
 
-    analysis = analyze_models(models, op_library or ())
+    analysis = analyze_models(models, op_library or (), ModelScope(tuple(tag or ()), signature))
     if as_json:
         typer.echo(json.dumps(analysis.to_dict(), indent=2))
     else:
@@ -54,16 +68,18 @@ def analyze(
 def header(
     models: list[Path] = typer.Argument(..., help=_MODELS_HELP, show_default=False),
     output: Path = typer.Option(..., "-o", "--output", help="Where to write ops_to_register.h."),
-    default_ops: str = typer.Option(
-        "NoOp:NoOp,_Recv:RecvOp,_Send:SendOp",
+    default_ops: str | None = typer.Option(
+        None,
         "--default-ops",
-        help="Op:KernelClass pairs always kept (comma-separated); '' for none; 'all' keeps everything.",
+        help="Op:KernelClass pairs always kept (comma-separated); '' for none; 'all' keeps everything "
+        "(default: tfbuild.toml's [header] default_ops, else NoOp:NoOp,_Recv:RecvOp,_Send:SendOp).",
     ),
-    granularity: str = typer.Option(
-        "kernel",
+    granularity: str | None = typer.Option(
+        None,
         "--granularity",
         help="'kernel': exact kernel classes (TF's behaviour). 'op': every kernel of each needed "
-        "op, for trees whose kernel class names differ from the installed TensorFlow's.",
+        "op, for trees whose kernel class names differ from the installed TensorFlow's "
+        "(default: tfbuild.toml's [header] granularity, else kernel).",
     ),
     op_library: list[Path] | None = typer.Option(None, "--op-library", help=_OP_LIBRARY_HELP),
     strict: bool = typer.Option(False, "--strict", help=_STRICT_HELP),
@@ -73,13 +89,21 @@ def header(
         help="A TensorFlow source tree: take the kernel class names from it (its kernel index) "
         "instead of the installed TensorFlow's; class names differ between TF versions.",
     ),
+    tag: list[str] | None = typer.Option(None, "--tag", help=_TAG_HELP),
+    signature: str | None = typer.Option(None, "--signature", help=_SIGNATURE_HELP),
+    config: Path | None = typer.Option(
+        None, "--config", help="tfbuild.toml whose [header] table to read (default: ./tfbuild.toml if present)."
+    ),
+    as_json: bool = typer.Option(False, "--json", help="Print a summary of what was written as JSON."),
 ) -> None:
     """Write ops_to_register.h for TensorFlow's SELECTIVE_REGISTRATION."""
     from tfbuild.model.analysis import analyze_models
-    from tfbuild.model.header import HeaderOptions, header_contents, write_header
+    from tfbuild.model.header import header_contents, write_header
+    from tfbuild.model.scope import ModelScope
 
-    options = HeaderOptions(default_ops=default_ops, granularity=granularity)
-    analysis = analyze_models(models, op_library or ())
+    _refuse_input_as_output(output, models)
+    options = _header_options(default_ops, granularity, config)
+    analysis = analyze_models(models, op_library or (), ModelScope(tuple(tag or ()), signature))
     if source is not None:
         from tfbuild.tree.retarget import retarget_notes, retarget_to_tree
 
@@ -90,7 +114,44 @@ def header(
     written = write_header(analysis, output, options)
     for problem in analysis.problems:
         stderr.print(Text(f"warning: {problem.model}: {problem.op} {problem.node}: {problem.message}"))
-    typer.echo(f"wrote {written} (registers {header_contents(analysis, options).summary()})")
+    for note in analysis.notes():
+        stderr.print(Text(f"note: {note}"))
+    contents = header_contents(analysis, options)
+    if as_json:
+        typer.echo(json.dumps({
+            "header": str(written), "summary": contents.summary(), "default_ops": options.default_ops,
+            "granularity": options.granularity, "registers_everything": contents.registers_everything,
+            "ops": sorted(contents.ops), "kernel_classes": list(contents.kernel_classes),
+            "problems": len(analysis.problems), "notes": list(analysis.notes()),
+        }, indent=2))
+    else:
+        typer.echo(f"wrote {written} (registers {contents.summary()})")
+
+
+def _header_options(default_ops: str | None, granularity: str | None, config: Path | None) -> HeaderOptions:
+    """The header's options as ``tfbuild build`` resolves them (flags over ``TFBUILD_*`` over
+    tfbuild.toml's ``[header]``), so the two cannot disagree. The option resolver is imported
+    only when a file or a variable could say something: plain runs keep their quick start."""
+    from tfbuild.model.header import HeaderOptions
+
+    variables = ("TFBUILD_DEFAULT_OPS", "TFBUILD_HEADER_GRANULARITY", "TFBUILD_CONFIG")
+    if config is None and not any(os.environ.get(name) for name in variables) and not Path("tfbuild.toml").is_file():
+        return HeaderOptions(**{k: v for k, v in (("default_ops", default_ops), ("granularity", granularity))
+                                if v is not None})
+    from tfbuild.build.options import resolve_build_options
+
+    given = {name: value for name, value in (("default_ops", default_ops), ("granularity", granularity))
+             if value is not None}
+    return resolve_build_options(given, environ=os.environ, cwd=Path.cwd(), config_file=config,
+                                 require_target=False).header
+
+
+def _refuse_input_as_output(output: Path, models: list[Path]) -> None:
+    """``-o`` naming one of the models would overwrite the input: refused before anything runs."""
+    for model in models:
+        if output.exists() and model.exists() and output.resolve() == model.resolve():
+            raise OutputPathError(f"{output}: -o names the input model {model}; the header goes elsewhere",
+                                  hint="give another path, e.g. ops_to_register.h")
 
 
 def _fail_if_strict(analysis: Analysis, strict: bool) -> None:
@@ -109,9 +170,17 @@ def _print_tables(analysis: Analysis, console: Console) -> None:
     for column in ("path", "format", "sha256"):
         models.add_column(column, overflow="fold")
     for model in analysis.models:
-        models.add_row(Text(str(model.path)), model.format, model.sha256[:16])
+        scope = f" ({model.scope})" if model.scope else ""
+        models.add_row(Text(str(model.path)), Text(model.format + scope), model.sha256[:16])
     console.print(models)
+    for note in analysis.notes():
+        console.print(Text(f"Note: {note}"))
+    if analysis.ops:
+        _print_ops(analysis, console)
+    _print_problems(analysis, console)
 
+
+def _print_ops(analysis: Analysis, console: Console) -> None:
     ops = Table(title=f"Ops ({analysis.tensorflow_version} kernel names)", title_justify="left")
     for column in ("op", "kernel classes", "dtypes", "nodes", "models"):
         ops.add_column(column, justify="right" if column == "nodes" else "left", overflow="fold")
@@ -126,6 +195,8 @@ def _print_tables(analysis: Analysis, console: Console) -> None:
         )
     console.print(ops)
 
+
+def _print_problems(analysis: Analysis, console: Console) -> None:
     if analysis.problems:
         problems = Table(title="Problems: nodes without a CPU kernel", title_justify="left")
         for column in ("op", "node", "model", "problem"):

@@ -8,6 +8,7 @@ the commands to the app by name.
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -17,13 +18,16 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from tfbuild.cli.output import print_json, print_table, stdout_console
 from tfbuild.flavour import Flavour
 
 if TYPE_CHECKING:
     from tfbuild.build.options import BuildOptions
+    from tfbuild.build.run import BuildResult
 
-_out = Console(highlight=False, soft_wrap=True)
-_plain = Console(highlight=False, markup=False, soft_wrap=True)
+_out = stdout_console()
+_plain = stdout_console(markup=False)
+_err = Console(stderr=True, highlight=False, soft_wrap=True)
 
 
 def _options(cli: Mapping[str, object], config: Path | None, *, require_target: bool = True) -> BuildOptions:
@@ -38,10 +42,19 @@ def _options(cli: Mapping[str, object], config: Path | None, *, require_target: 
 _CONFIG = typer.Option(None, "--config", help="tfbuild.toml to read (default: ./tfbuild.toml if present).")
 
 
-def targets_command() -> None:
+def targets_command(
+    as_json: bool = typer.Option(False, "--json", help="Print the targets as JSON."),
+) -> None:
     """List the build targets (toolchains/*.toml): platform, flavours, what the build needs."""
     from tfbuild.toolchain.targets import load_targets
 
+    if as_json:
+        print_json([
+            {"name": p.name, "platform": p.platform, "arch": p.arch, "flavours": list(p.flavours),
+             "builds_here": p.runnable_here, "requires": list(p.requires), "description": p.description}
+            for p in load_targets().values()
+        ])
+        return
     table = Table(title="tfbuild targets")
     table.add_column("target", no_wrap=True)
     table.add_column("platform", no_wrap=True)
@@ -53,7 +66,7 @@ def targets_command() -> None:
         table.add_row(
             profile.name, f"{profile.platform} {profile.arch}", ", ".join(profile.flavours), here, profile.description
         )
-    _out.print(table)
+    print_table(_out, table)
 
 
 def workspace_command(
@@ -124,10 +137,15 @@ def linkflags_command(
 
 def build_command(
     target: str | None = typer.Option(None, "--target", help="Build target (see 'tfbuild targets')."),
+    app: str | None = typer.Option(
+        None, "--app", help="Build [apps.NAME] of tfbuild.toml: its models, op sources, profile (see 'tfbuild plan')."
+    ),
     model: list[Path] = typer.Option([], "--model", help="Model file or SavedModel (repeat for several)."),
     source: Path | None = typer.Option(None, "--source", help="TensorFlow source tree to build."),
     flavour: str | None = typer.Option(None, "--flavour", help=f"{' | '.join(Flavour)} (default: chosen)."),
-    out: Path | None = typer.Option(None, "--out", help="Output directory (default: tfbuild-out/<target>)."),
+    out: Path | None = typer.Option(
+        None, "--out", help="Output directory (default: tfbuild-out/<target>, or tfbuild-out/<app>/<target>)."
+    ),
     local: bool | None = typer.Option(None, "--local/--no-local", help="Run on this machine, not in a container."),
     dry_run: bool | None = typer.Option(
         None, "--dry-run",
@@ -153,26 +171,44 @@ def build_command(
     api_level: int | None = typer.Option(None, "--api-level", help="Android SDK platform level."),
     build_tools: str | None = typer.Option(None, "--build-tools", help="Android build tools version."),
     ndk_api_level: int | None = typer.Option(None, "--ndk-api-level", help="Android NDK API level."),
+    mobile_types: str | None = typer.Option(
+        None, "--mobile-types",
+        help="Android/iOS type set: auto (slim when every kernel the models need survives it) | slim | full.",
+    ),
+    java_package: str | None = typer.Option(
+        None, "--java-package", help="Java package of the JNI library's inference class (Android)."
+    ),
+    jni_library: str | None = typer.Option(
+        None, "--jni-library", help="JNI library name, lib<name>.so (Android; default tensorflow_inference)."
+    ),
     base_image: str | None = typer.Option(None, "--base-image", help="Base image of the toolchain images."),
     cache_prefix: str | None = typer.Option(None, "--cache-prefix", help="Prefix of the cache volume names."),
     config: Path | None = _CONFIG,
+    as_json: bool = typer.Option(
+        False, "--json",
+        help="Print the plan (--dry-run) or the manifest as JSON on stdout; progress and notes go to stderr.",
+    ),
 ) -> None:
     """Build a selective TensorFlow (or op library) for a target, or print the plan (--dry-run)."""
     from tfbuild.build.run import run_build
 
     options = _options(
         {
-            "target": target, "models": model, "source": source, "flavour": flavour, "output_dir": out,
+            "target": target, "app": app, "models": model, "source": source, "flavour": flavour, "output_dir": out,
             "local": local, "dry_run": dry_run, "op_sources": op_source, "ops_library_name": ops_library_name,
             "jobs": jobs, "timeout": timeout, "protobuf_rename": protobuf_rename, "extra_cflags": extra_cflag,
             "size_profile": size_profile,
             "default_ops": default_ops, "granularity": granularity, "sdk": sdk, "ndk": ndk,
             "api_level": api_level, "build_tools": build_tools, "ndk_api_level": ndk_api_level,
+            "mobile_types": mobile_types, "java_package": java_package, "jni_library": jni_library,
             "base_image": base_image, "cache_prefix": cache_prefix,
         },
         config,
     )
-    result = run_build(options, console=_out if not options.dry_run else None)
+    result = run_build(options, console=None if options.dry_run else _err if as_json else _out)
+    if as_json:
+        _print_build_json(result)
+        return
     if result.dry_run:
         _plain.print(result.text, end="")
         return
@@ -183,10 +219,24 @@ def build_command(
         table.add_column(column)
     for path in result.artifacts:
         table.add_row(str(path), f"{path.stat().st_size:,}")
-    _out.print(table)
+    print_table(_out, table)
     _plain.print(f"manifest: {result.manifest}")
     _plain.print(f"log: {result.log}")
     if result.report is not None:  # the size report, as `tfbuild report --out` prints it
         _plain.print()
         _plain.print(result.report.markdown, end="")
         _plain.print(f"report: {', '.join(str(path) for path in result.report.files)}")
+
+
+def _print_build_json(result: BuildResult) -> None:
+    """``build --json``: the plan of a dry run, or the manifest the build wrote, with its notes;
+    the notes also go to stderr for whoever reads the log."""
+    for note in result.notes:
+        _err.print(f"note: {note}", markup=False)
+    if result.dry_run:
+        print_json({"dry_run": True, "plan": result.plan, "notes": result.notes, "header": result.header_text})
+        return
+    assert result.manifest is not None
+    manifest = json.loads(result.manifest.read_text(encoding="utf-8"))
+    print_json({"dry_run": False, "manifest_path": result.manifest, "manifest": manifest, "notes": result.notes,
+                "log": result.log, "report": result.report.files if result.report else None})

@@ -15,6 +15,8 @@ from rich.console import Console
 from rich.text import Text
 
 from tfbuild.cli import app
+from tfbuild.cli.output import print_json
+from tfbuild.errors import TfbuildError
 
 
 @app.command("compat")
@@ -22,15 +24,28 @@ def compat(
     model: Path = typer.Argument(..., help="A GraphDef (.pb binary or .pbtxt text), e.g. a frozen model."),
     source: Path = typer.Option(Path("."), "--source", help="The TensorFlow checkout whose runtime will run it."),
     output: Path = typer.Option(..., "-o", "--output", help="Where to write the copy (same format as MODEL)."),
+    as_json: bool = typer.Option(False, "--json", help="Print what was checked, removed and written as JSON."),
 ) -> None:
     """Write a copy of MODEL without the attrs the tree's op definitions lack, where their values
     are the defaults (exit 5, nothing written, when something else stands in the way)."""
     from tfbuild.tree.compat import CompatRequest, plan_compat, require_fixable, write_compat_copy
 
     plan = plan_compat(CompatRequest(model=model, source=source, output=output))
-    out = Console(highlight=False, soft_wrap=True)
+    summary = {
+        "model": model, "output": output, "tf_version": plan.tf_version, "op_defs": plan.op_defs_origin,
+        "checked_nodes": plan.checked_nodes, "problems": plan.problems, "notes": plan.notes,
+    }
+    out = Console(highlight=False, soft_wrap=True, stderr=as_json)
     for line in plan.lines():
         out.print(Text(line))
-    require_fixable(plan)
-    for line in write_compat_copy(plan).lines:
+    try:
+        require_fixable(plan)
+    except TfbuildError:
+        if as_json:
+            print_json({**summary, "written": False})
+        raise
+    written = write_compat_copy(plan)
+    for line in written.lines:
         out.print(Text(line))
+    if as_json:
+        print_json({**summary, "written": True, "removed": written.removed, "nodes": written.nodes})

@@ -15,6 +15,7 @@ from rich.console import Console
 from rich.text import Text
 
 from tfbuild.cli import app
+from tfbuild.cli.output import jsonable, print_json
 from tfbuild.errors import ConfigError
 from tfbuild.flavour import TREE_FLAVOURS, Flavour
 
@@ -110,6 +111,7 @@ def check(
     ),
     op_library: list[Path] | None = typer.Option(None, "--op-library", help=_OP_LIBRARY_HELP),
     source: Path = typer.Option(Path("."), "--source", help=_SOURCE_HELP),
+    as_json: bool = typer.Option(False, "--json", help="Print the preflight report as JSON (exit 5 all the same)."),
 ) -> None:
     """Preflight: fail (exit 5) if the built binary would lack an op or kernel the model needs."""
     from tfbuild.tree.preflight import PreflightRequest, require_pass, run_preflight
@@ -123,9 +125,12 @@ def check(
             op_libraries=tuple(op_library or ()),
         )
     )
-    out = _out()
-    for line in report.lines():
-        out.print(Text(line))
+    if as_json:
+        print_json({"ok": report.ok, **jsonable(report)})
+    else:
+        out = _out()
+        for line in report.lines():
+            out.print(Text(line))
     require_pass(report)
 
 

@@ -19,6 +19,7 @@ from rich.console import Console
 from rich.text import Text
 
 from tfbuild.cli import app
+from tfbuild.cli.output import print_json
 
 
 @app.command("verify")
@@ -51,6 +52,9 @@ def verify_command(
     ndk: Path | None = typer.Option(
         None, "--ndk", help="Android NDK to compile the runner with (default: the one the build's manifest records)."
     ),
+    as_json: bool = typer.Option(
+        False, "--json", help="Print the verification (as the manifest records it) as JSON; exit 8 all the same."
+    ),
 ) -> None:
     """Run the build's models on the built binary and on TensorFlow, and compare the tensors."""
     from tfbuild.build.verify.probe import parse_input_shape
@@ -70,8 +74,12 @@ def verify_command(
         timeout=timeout,
         ndk=ndk.absolute() if ndk is not None else None,
     )
-    console = Console(highlight=False, soft_wrap=True)
+    console = Console(highlight=False, soft_wrap=True, stderr=as_json)
     result = run_verify(options, console=console)
+    if as_json:
+        from tfbuild.build.manifest import read_manifest
+
+        print_json(read_manifest(out).get("verify"))
     row = "{:<8} {:<12} {:<8} {:<14} {:>10} {:>9}  {}"
     for verdict in result.models:
         console.print(Text(f"{verdict.model}  ({result.target}, {result.flavour.value})", style="bold"))

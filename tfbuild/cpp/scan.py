@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -170,7 +170,9 @@ class TreeReader:
     """Reads kernel files (or, with ``reads="ops"``, op definition files) of one tree, parsing
     each included header once."""
 
-    def __init__(self, root: Path, *, reads: Reads = "kernels"):
+    def __init__(self, root: Path, *, reads: Reads = "kernels", defines: Iterable[str] = ()):
+        """``defines``: macros defined as ``1`` before every file, as ``-DNAME`` on a compiler's
+        command line would (``__ANDROID_TYPES_SLIM__`` to see what a slim-typed build registers)."""
         self.root = Path(root)
         self.reads = reads
         self._headers: dict[str, tuple[tuple[Macro, ...], tuple[str, ...]]] = {}
@@ -178,6 +180,8 @@ class TreeReader:
         self.base = MacroTable(_TERMINALS[reads])
         fallback = _Scanner(self, "<builtin>", self.base, collect=False)
         fallback.run(FALLBACK_MACROS.read_text(encoding="utf-8"))
+        for name in defines:
+            self.base.define(Macro(name, None, False, (Token("1", "num", False),), "<command line>"))
 
     def scan(self, relative: str) -> FileScan:
         """Registrations (or op definitions) and includes of the source ``relative``."""
@@ -346,9 +350,9 @@ class _Scanner:
         return None
 
     def _value_of(self, name: str) -> int | None:
-        if name in KNOWN_UNDEFINED:
-            return 0
         macro = self.table.macros.get(name)
+        if macro is None and name in KNOWN_UNDEFINED:
+            return 0
         if macro is not None:
             body = macro.body
             if macro.params is None and len(body) == 1 and body[0].kind == "num":

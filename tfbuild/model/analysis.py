@@ -1,9 +1,11 @@
 """The ops and kernel classes a set of models needs: the first step of every tfbuild build.
 
 Kernel classes are looked up exactly the way TensorFlow's own
-``tensorflow/python/tools/selective_registration_header_lib.py`` does it, by asking the installed
-TensorFlow's kernel registry (``_pywrap_kernel_registry.TryFindKernelClass``) which class would
-run each NodeDef on CPU. That keeps tfbuild's header identical to TF's for the same GraphDefs.
+``tensorflow/python/tools/selective_registration_header_lib.py`` does it: which class would the
+installed TensorFlow's kernel registry (``_pywrap_kernel_registry.TryFindKernelClass``) run each
+NodeDef with on CPU. That keeps tfbuild's header identical to TF's for the same GraphDefs. The
+registry is consulted through tfbuild's cached copy of it (:mod:`tfbuild.model.kernel_registry`),
+by TensorFlow's own selection rules, so the analysis itself never imports TensorFlow.
 
 Where TF's tool prints a warning and silently drops a node that has no CPU kernel (an op from a
 custom library that was not loaded, a function body whose attrs are still ``$T`` placeholders,
@@ -18,16 +20,18 @@ exported on a GPU workstation) is looked up on CPU. TF's tool would return the G
 
 from __future__ import annotations
 
-import os
 import re
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from tfbuild.errors import ConfigError, InputFileError
-from tfbuild.model.formats import LoadedModel, NodeSource, load_model
+from tfbuild.model.formats import EVERYTHING, LoadedModel, ModelFormat, load_model
+from tfbuild.model.kernel_registry import load_kernel_registry
+from tfbuild.model.protos import message_class
+from tfbuild.model.scope import ModelScope
 
 OPS_WITHOUT_KERNEL_ALLOWLIST = frozenset({"AccumulateNV2"})
 """Ops kept without a kernel, as in TF's tool: AccumulateNV2 is rewritten away at runtime."""
@@ -58,11 +62,15 @@ def is_valid_kernel_class(kernel_class: str) -> bool:
 
 @dataclass(frozen=True)
 class ModelInfo:
-    """A model input: its path as given, the format found in it, and its content digest."""
+    """A model input: its path as given, the format found in it, and its content digest.
+    ``scope`` names the part of a SavedModel analysed (``""``: all of it); ``needs_no_kernels``
+    marks a TFLite model of builtin ops only, which TFLite runs without any TensorFlow kernel."""
 
     path: Path
     format: str
     sha256: str
+    scope: str = ""
+    needs_no_kernels: bool = False
 
 
 @dataclass(frozen=True)
@@ -114,12 +122,25 @@ class Analysis:
                 pairs.add((requirement.op, None))
         return sorted(pairs, key=pair_sort_key)
 
+    def notes(self) -> list[str]:
+        """What the user should know besides the ops and problems, one line each."""
+        return [
+            f"{m.path}: a TFLite model of builtin ops only; it needs no TensorFlow kernels "
+            "(the TFLite runtime alone runs it)"
+            for m in self.models
+            if m.needs_no_kernels
+        ]
+
     def to_dict(self) -> dict[str, Any]:
-        """The machine-readable document printed by ``tfbuild analyze --json``."""
+        """The machine-readable document printed by ``tfbuild analyze --json``. A model's
+        ``scope`` and the document's ``notes`` appear only when there are some, so documents of
+        whole models keep the shape earlier tfbuild versions wrote."""
+        notes = self.notes()
         return {
             "tensorflow_version": self.tensorflow_version,
             "models": [
-                {"path": str(m.path), "format": m.format, "sha256": m.sha256} for m in self.models
+                {"path": str(m.path), "format": m.format, "sha256": m.sha256, **({"scope": m.scope} if m.scope else {})}
+                for m in self.models
             ],
             "ops": [
                 {
@@ -136,6 +157,7 @@ class Analysis:
                 {"op": p.op, "node": p.node, "model": p.model, "message": p.message}
                 for p in self.problems
             ],
+            **({"notes": notes} if notes else {}),
         }
 
 
@@ -144,14 +166,25 @@ def pair_sort_key(pair: tuple[str, str | None]) -> tuple[str, bool, str]:
     return (pair[0], pair[1] is not None, pair[1] or "")
 
 
-def analyze_models(models: Sequence[Path], op_libraries: Sequence[Path] = ()) -> Analysis:
+def analyze_models(
+    models: Sequence[Path], op_libraries: Sequence[Path] = (), scope: ModelScope = EVERYTHING
+) -> Analysis:
     """Load every model, look up the CPU kernel class of every node, and collect the result.
 
     ``op_libraries`` (custom-op ``.so`` files) are loaded into TensorFlow first so the app's own
-    ops and kernels are found in the registry.
+    ops and kernels are found in the registry. ``scope`` narrows SavedModel and MetaGraph
+    inputs to one MetaGraph or signature (:mod:`tfbuild.model.scope`); it is an error when no
+    input is one.
     """
     _require_models(models)
-    return analyze_loaded([load_model(Path(m)) for m in models], op_libraries)
+    loaded = [load_model(Path(m), scope) for m in models]
+    if not scope.everything and not any(m.scope for m in loaded):
+        raise ConfigError(
+            f"{', '.join(str(m) for m in models)}: no SavedModel or MetaGraph among them, the only models "
+            "--tag and --signature select a part of",
+            hint="drop --tag and --signature, or pass the SavedModel directory",
+        )
+    return analyze_loaded(loaded, op_libraries)
 
 
 def analyze_loaded(models: Sequence[LoadedModel], op_libraries: Sequence[Path] = ()) -> Analysis:
@@ -173,45 +206,33 @@ def _require_models(models: Sequence[object]) -> None:
 
 
 class _KernelRegistry:
-    """The installed TensorFlow's op and kernel registries, with custom op libraries loaded."""
+    """The installed TensorFlow's op and kernel registries (custom op libraries loaded), read
+    from tfbuild's copy of them (:mod:`tfbuild.model.kernel_registry`), not from TensorFlow."""
 
     def __init__(self, op_libraries: Sequence[Path]) -> None:
-        os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
-        missing = [Path(p) for p in op_libraries if not Path(p).is_file()]
-        if missing:
-            raise InputFileError(
-                f"{missing[0]}: op library not found", hint="build the custom-op .so first"
-            )
-        import tensorflow as tf
-        from tensorflow.python.framework import dtypes, op_def_registry
-        from tensorflow.python.util import _pywrap_kernel_registry
+        self._registry = load_kernel_registry(op_libraries)
+        self.tensorflow_version = self._registry.tensorflow_version
+        self._attr_value = message_class("tensorflow.AttrValue")
+        self._key_attrs: dict[str, tuple[str, ...]] = {}
 
-        for library in op_libraries:
-            try:
-                tf.load_op_library(str(Path(library).resolve()))  # dlopen ignores the cwd
-            except Exception as error:  # tf.errors.NotFoundError for undefined symbols etc.
-                reason = (str(error).strip().splitlines() or [type(error).__name__])[0]
-                raise InputFileError(
-                    f"{library}: cannot load op library: {reason}",
-                    hint="build it against the installed TensorFlow",
-                ) from error
-        self.tensorflow_version = tf.__version__
-        self._find = _pywrap_kernel_registry.TryFindKernelClass
-        self._op_def = op_def_registry.get
-        self._as_dtype = dtypes.as_dtype
+    def key_attrs(self, op: str) -> tuple[str, ...]:
+        """The attrs whose values decide a node's kernel class and dtypes; nodes of ``op`` that
+        agree on them (and on the device) get the same answers."""
+        found = self._key_attrs.get(op)
+        if found is None:
+            found = self._key_attrs[op] = tuple(dict.fromkeys((*self._registry.constrained_attrs(op), *_DTYPE_ATTRS)))
+        return found
 
     def kernel_class(self, node_def: Any) -> str | None:
         """The CPU kernel class TF would instantiate for ``node_def``, as TF's tool finds it."""
-        lookup = type(node_def)()
-        lookup.CopyFrom(node_def)
-        device_type = _DEVICE_TYPE.search(lookup.device)
+        device = node_def.device
+        device_type = _DEVICE_TYPE.search(device)
         if not device_type or device_type.group(1).upper() != "CPU":
-            lookup.device = "/cpu:0"  # TF's tool only fills an empty device; see module doc
-        found = self._find(lookup.SerializeToString())
-        return found.decode("utf-8") if found else None
+            device = "/cpu:0"  # TF's tool only fills an empty device; see module doc
+        return self._registry.kernel_class(node_def, device)
 
     def why_no_kernel(self, node_def: Any) -> str:
-        if self._op_def(node_def.op) is None:
+        if not self._registry.has_op(node_def.op):
             return (
                 f"op {node_def.op} is not registered in TensorFlow {self.tensorflow_version} "
                 "(a custom op? pass its library with --op-library)"
@@ -228,19 +249,16 @@ class _KernelRegistry:
     def dtypes(self, node_def: Any) -> list[tuple[str, str]]:
         """``(attr, dtype name)`` for the node's ``T``/``dtype`` attrs (lists flattened)."""
         found = []
-        op_def = self._op_def(node_def.op)
-        defaults = {a.name: a.default_value for a in op_def.attr} if op_def else {}
         for name in _DTYPE_ATTRS:
             # SavedModels strip attrs that hold their default value; the op's default applies.
-            value = node_def.attr[name] if name in node_def.attr else defaults.get(name)
-            if value is None:
-                continue
+            if name in node_def.attr:
+                value = node_def.attr[name]
+            else:
+                value = self._registry.default(node_def.op, name, self._attr_value)
+                if value is None:
+                    continue
             types = [value.type] if value.WhichOneof("value") == "type" else list(value.list.type)
-            for enum in types:
-                try:
-                    found.append((name, self._as_dtype(enum).name))
-                except (TypeError, ValueError):
-                    found.append((name, f"type#{enum}"))
+            found += [(name, self._registry.dtype_name(enum)) for enum in types]
         return found
 
 
@@ -253,18 +271,36 @@ class _OpTally:
     kept_without_kernel: bool = False
 
 
+@dataclass(frozen=True)
+class _NodeKind:
+    """What every node of one op, device and set of kernel-deciding attr values gets: a graph of
+    thousands of nodes has a few dozen kinds, and each kind is looked up once."""
+
+    op: str
+    kernel_class: str | None
+    dtypes: tuple[str, ...]
+
+    @property
+    def has_problem(self) -> bool:
+        return not self.kernel_class and self.op not in OPS_WITHOUT_KERNEL_ALLOWLIST
+
+
 class _Collector:
     def __init__(self, registry: _KernelRegistry) -> None:
         self._registry = registry
         self._models: list[ModelInfo] = []
         self._ops: dict[str, _OpTally] = defaultdict(_OpTally)
         self._problems: list[Problem] = []
+        self._kinds: dict[tuple[Any, ...], _NodeKind] = {}
 
     def add_model(self, model: LoadedModel) -> None:
-        self._models.append(ModelInfo(model.path, model.format.value, model.sha256))
+        needs_no_kernels = model.format is ModelFormat.TFLITE and not model.flex_nodes and not model.tflite_custom_ops
+        self._models.append(ModelInfo(model.path, model.format.value, model.sha256, model.scope, needs_no_kernels))
         label = str(model.path)
-        for source in model.node_sources():
-            self._add_node(model, label, source)
+        for where, nodes in model.node_lists():
+            self._add_nodes(model, label, where, nodes)
+        for source in model.flex_nodes:
+            self._add_nodes(model, label, source.where, (source.node_def,), name=source.name)
         for listed in model.listed_ops:
             _check_op_name(model.path, listed.op, "an ops list entry")
             if listed.kernel_class is not None and not is_valid_kernel_class(listed.kernel_class):
@@ -272,7 +308,7 @@ class _Collector:
                     f"{model.path}: kernel class of {listed.op} contains a newline or NUL",
                     hint="fix the ops list",
                 )
-            tally = self._tally(listed.op, label)
+            tally = self._tally(listed.op, label, 1)
             if listed.kernel_class:
                 tally.kernel_classes.add(listed.kernel_class)
             else:
@@ -281,27 +317,45 @@ class _Collector:
             message = _NOT_FLEX.format(code=code)
             self._problems.append(Problem(code, "", label, message))
 
-    def _tally(self, op: str, label: str) -> _OpTally:
+    def _tally(self, op: str, label: str, nodes: int) -> _OpTally:
         tally = self._ops[op]
-        tally.node_count += 1
+        tally.node_count += nodes
         tally.models[label] = None
         return tally
 
-    def _add_node(self, model: LoadedModel, label: str, source: NodeSource) -> None:
-        node_def = source.node_def
-        node = f"{source.where}: {source.name}" if source.where != "graph" else source.name
-        _check_op_name(model.path, node_def.op, f"node {node!r}")
-        tally = self._tally(node_def.op, label)
-        tally.dtypes.update(dtype for _, dtype in self._registry.dtypes(node_def))
-        kernel_class = self._registry.kernel_class(node_def)
-        if kernel_class:
-            tally.kernel_classes.add(kernel_class)
-        elif node_def.op in OPS_WITHOUT_KERNEL_ALLOWLIST:
-            tally.kept_without_kernel = True
-        else:
-            self._problems.append(
-                Problem(node_def.op, node, label, self._registry.why_no_kernel(node_def))
-            )
+    def _add_nodes(
+        self, model: LoadedModel, label: str, where: str, nodes: Iterable[Any], name: str | None = None
+    ) -> None:
+        """Tally ``nodes`` (one graph's or function's, in order) by kind; problems are recorded
+        per node, in node order. ``name`` overrides the node's own (Flex NodeDefs carry none)."""
+        counts: dict[tuple[Any, ...], int] = {}
+        key_attrs = self._registry.key_attrs
+        for node in nodes:
+            op = node.op
+            attrs = node.attr
+            key = (op, node.device, *[attrs[n].SerializeToString() if n in attrs else None for n in key_attrs(op)])
+            kind = self._kinds.get(key)
+            if kind is None:
+                node_label = _node_label(where, node.name if name is None else name)
+                kind = self._kinds[key] = self._kind(model, node_label, node)
+            counts[key] = counts.get(key, 0) + 1
+            if kind.has_problem:
+                message = self._registry.why_no_kernel(node)  # reads every attr: per node
+                node_label = _node_label(where, node.name if name is None else name)
+                self._problems.append(Problem(op, node_label, label, message))
+        for key, count in counts.items():
+            kind = self._kinds[key]
+            tally = self._tally(kind.op, label, count)
+            tally.dtypes.update(kind.dtypes)
+            if kind.kernel_class:
+                tally.kernel_classes.add(kind.kernel_class)
+            elif not kind.has_problem:
+                tally.kept_without_kernel = True
+
+    def _kind(self, model: LoadedModel, node_label: str, node_def: Any) -> _NodeKind:
+        _check_op_name(model.path, node_def.op, f"node {node_label!r}")
+        dtypes = tuple(dtype for _, dtype in self._registry.dtypes(node_def))
+        return _NodeKind(node_def.op, self._registry.kernel_class(node_def), dtypes)
 
     def result(self, tensorflow_version: str) -> Analysis:
         ops = tuple(
@@ -316,6 +370,10 @@ class _Collector:
             for op, t in sorted(self._ops.items())
         )
         return Analysis(tuple(self._models), ops, tuple(self._problems), tensorflow_version)
+
+
+def _node_label(where: str, name: str) -> str:
+    return name if where == "graph" else f"{where}: {name}"
 
 
 def _check_op_name(path: Path, op: str, where: str) -> None:

@@ -11,22 +11,26 @@ nodes and every node of every function in its library (``tf.function``, control-
 ``While``/``If`` bodies and ``PartitionedCall`` targets live there), across every MetaGraph of a
 SavedModel, plus the NodeDefs embedded in a TFLite model's ``Flex*`` custom ops.
 
-TensorFlow (for its protobuf classes) is imported inside the functions that parse, never at
-module level, so importing this module stays cheap.
+Nothing here imports TensorFlow: the protobuf classes come from the descriptors its wheel ships
+(:mod:`tfbuild.model.protos`), the TFLite schema from the wheel's generated flatbuffers module,
+loaded by path. Both are loaded on first use, so importing this module stays cheap.
 """
 
 from __future__ import annotations
 
+import functools
+import importlib.util
 import json
-import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
-from tfbuild.errors import InputFileError
+from tfbuild.errors import InputFileError, ToolchainError
 from tfbuild.fileio import sha256_file
+from tfbuild.model.scope import ModelScope, scoped_graph_defs
 
 TFLITE_IDENTIFIER = b"TFL3"
 """FlatBuffers file identifier of TFLite models, stored at bytes 4..8."""
@@ -35,6 +39,9 @@ FLEX_PREFIX = "Flex"
 """Custom-code prefix of Select-TF ops in TFLite models (TF's header tool names it FLEX_PREFIX)."""
 
 SAVED_MODEL_FILES = ("saved_model.pb", "saved_model.pbtxt")
+
+EVERYTHING = ModelScope()
+"""The default scope: every node of every MetaGraph."""
 
 
 class ModelFormat(StrEnum):
@@ -75,7 +82,9 @@ class LoadedModel:
     ``graph_defs`` holds one GraphDef per graph (one per MetaGraph for SavedModels; empty for
     TFLite and ops lists). ``flex_nodes`` are the NodeDefs of a TFLite model's Select-TF ops,
     ``tflite_custom_ops`` the custom codes of its other (non-TensorFlow) custom ops, and
-    ``listed_ops`` the entries of a JSON ops list.
+    ``listed_ops`` the entries of a JSON ops list. ``scope`` says which part of a SavedModel or
+    MetaGraph the graphs are (``signature serving_default of MetaGraph [serve]``; see
+    :mod:`tfbuild.model.scope`), ``""`` when they are all of it.
     """
 
     path: Path
@@ -85,46 +94,55 @@ class LoadedModel:
     flex_nodes: tuple[NodeSource, ...] = ()
     tflite_custom_ops: tuple[str, ...] = ()
     listed_ops: tuple[ListedOp, ...] = ()
+    scope: str = ""
 
     def node_sources(self) -> Iterator[NodeSource]:
         """Every NodeDef the model holds: graph nodes, then function-library nodes, then Flex."""
-        for graph_def in self.graph_defs:
-            for node in graph_def.node:
-                yield NodeSource("graph", node.name, node)
-            for function in graph_def.library.function:
-                where = f"function {function.signature.name}"
-                for node in function.node_def:
-                    yield NodeSource(where, node.name, node)
+        for where, nodes in self.node_lists():
+            for node in nodes:
+                yield NodeSource(where, node.name, node)
         yield from self.flex_nodes
 
+    def node_lists(self) -> Iterator[tuple[str, Any]]:
+        """The repeated NodeDef fields :meth:`node_sources` walks, with their ``where``: each
+        graph's nodes, then each of its functions' (for loops that must not build a
+        :class:`NodeSource` per node); Flex nodes are not in them."""
+        for graph_def in self.graph_defs:
+            yield "graph", graph_def.node
+            for function in graph_def.library.function:
+                yield f"function {function.signature.name}", function.node_def
 
-def load_model(path: Path | str) -> LoadedModel:
-    """Parse ``path`` (a file or a SavedModel directory) into a :class:`LoadedModel`.
+
+def load_model(path: Path | str, scope: ModelScope = EVERYTHING) -> LoadedModel:
+    """Parse ``path`` (a file or a SavedModel directory) into a :class:`LoadedModel`; of a
+    SavedModel or MetaGraph, only the part ``scope`` names (other formats have no parts).
 
     The cheap signatures come first: TFLite's identifier, then a JSON array. A binary GraphDef
     can show either by accident (bytes 4..8 are its first node's name, so a node named
     ``TFL3...``; its first two bytes read ``\n[`` when that node is 91 bytes long), so when
     that reading fails the file is still tried as a binary proto before the error is reported.
-    JSON ops lists are read without importing TensorFlow.
 
     Raises :class:`InputFileError` naming the file when it is missing, empty, corrupt or of no
-    format tfbuild reads.
+    format tfbuild reads, and :class:`~tfbuild.errors.ConfigError` when it has no part ``scope``
+    names.
     """
     path = Path(path)
     if not path.exists():
         raise InputFileError(f"{path}: no such file or directory", hint="check the model path")
     if path.is_dir():
-        return _load_saved_model_dir(path)
+        return _load_saved_model_dir(path, scope)
     data = _read_nonempty(path)
     text = _as_text(data)
     if data[4:8] == TFLITE_IDENTIFIER:
-        return _with_proto_fallback(path, data, lambda: _load_tflite(path, data))
+        return _with_proto_fallback(path, data, scope, lambda: _load_tflite(path, data))
     if text is not None and text.lstrip().startswith("["):
-        return _with_proto_fallback(path, data, lambda: _load_ops_list(path, text))
-    return _load_proto_file(path, data, text)
+        return _with_proto_fallback(path, data, scope, lambda: _load_ops_list(path, text))
+    return _load_proto_file(path, data, text, scope)
 
 
-def _with_proto_fallback(path: Path, data: bytes, load: Callable[[], LoadedModel]) -> LoadedModel:
+def _with_proto_fallback(
+    path: Path, data: bytes, scope: ModelScope, load: Callable[[], LoadedModel]
+) -> LoadedModel:
     try:
         return load()
     except InputFileError:
@@ -132,7 +150,7 @@ def _with_proto_fallback(path: Path, data: bytes, load: Callable[[], LoadedModel
         if binary is None:
             raise
         kind, message = binary
-        return _proto_model(path, _BINARY_FORMATS[kind], _graph_defs_of(kind, message))
+        return _proto_model(path, _BINARY_FORMATS[kind], kind, message, scope)
 
 
 def _read_nonempty(path: Path) -> bytes:
@@ -149,15 +167,9 @@ def _read_nonempty(path: Path) -> bytes:
 
 
 def _proto_classes() -> dict[str, Any]:
-    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
-    from tensorflow.core.framework import graph_pb2
-    from tensorflow.core.protobuf import meta_graph_pb2, saved_model_pb2
+    from tfbuild.model.protos import message_class
 
-    return {
-        "SavedModel": saved_model_pb2.SavedModel,
-        "MetaGraphDef": meta_graph_pb2.MetaGraphDef,
-        "GraphDef": graph_pb2.GraphDef,
-    }
+    return {kind: message_class(f"tensorflow.{kind}") for kind in ("SavedModel", "MetaGraphDef", "GraphDef")}
 
 
 _BINARY_FORMATS = {
@@ -195,17 +207,17 @@ def _preferred_kind(path: Path) -> str | None:
     return None
 
 
-def _load_proto_file(path: Path, data: bytes, text: str | None) -> LoadedModel:
+def _load_proto_file(path: Path, data: bytes, text: str | None, scope: ModelScope) -> LoadedModel:
     text_error = None
     if text is not None:
         parsed, text_error = _parse_text(path, text)
         if parsed is not None:
             kind, message = parsed
-            return _proto_model(path, _TEXT_FORMATS[kind], _graph_defs_of(kind, message))
+            return _proto_model(path, _TEXT_FORMATS[kind], kind, message, scope)
     binary = _parse_binary(path, data)
     if binary is not None:
         kind, message = binary
-        return _proto_model(path, _BINARY_FORMATS[kind], _graph_defs_of(kind, message))
+        return _proto_model(path, _BINARY_FORMATS[kind], kind, message, scope)
     if text_error is not None:
         raise InputFileError(f"{path}: {text_error}", hint="fix the text proto or re-export the model")
     raise InputFileError(
@@ -215,12 +227,22 @@ def _load_proto_file(path: Path, data: bytes, text: str | None) -> LoadedModel:
     )
 
 
-def _proto_model(path: Path, fmt: ModelFormat, graph_defs: tuple[Any, ...]) -> LoadedModel:
-    if not _has_content(graph_defs):
+def _proto_model(path: Path, fmt: ModelFormat, kind: str, message: Any, scope: ModelScope) -> LoadedModel:
+    if not _has_content(_graph_defs_of(kind, message)):
         raise InputFileError(
             f"{path}: the model ({fmt.value}) holds no nodes", hint="re-export the model"
         )
-    return LoadedModel(path=path, format=fmt, sha256=sha256_file(path), graph_defs=graph_defs)
+    graph_defs, described = _scoped(path, kind, message, scope)
+    return LoadedModel(path=path, format=fmt, sha256=sha256_file(path), graph_defs=graph_defs, scope=described)
+
+
+def _scoped(path: Path, kind: str, message: Any, scope: ModelScope) -> tuple[tuple[Any, ...], str]:
+    """The GraphDefs of the part of the message ``scope`` names, and its description."""
+    if kind == "SavedModel":
+        return scoped_graph_defs(path, message.meta_graphs, scope)
+    if kind == "MetaGraphDef":
+        return scoped_graph_defs(path, [message], scope)
+    return _graph_defs_of(kind, message), ""
 
 
 def _as_text(data: bytes) -> str | None:
@@ -248,7 +270,7 @@ def _parse_text(path: Path, text: str) -> tuple[tuple[str, Any] | None, str | No
     for kind in order:
         message = classes[kind]()
         try:
-            text_format.Parse(text, message)
+            text_format.Parse(text, message, descriptor_pool=message.DESCRIPTOR.file.pool)
         except text_format.ParseError as error:
             position = (error.GetLine() or 0, error.GetColumn() or 0)
             if best_error is None or position > best_error[0]:
@@ -300,7 +322,7 @@ def _parse_binary(path: Path, data: bytes) -> tuple[str, Any] | None:
     return kind, message
 
 
-def _load_saved_model_dir(path: Path) -> LoadedModel:
+def _load_saved_model_dir(path: Path, scope: ModelScope) -> LoadedModel:
     """A SavedModel directory: ``saved_model.pb`` (or ``.pbtxt``) holding every MetaGraph.
 
     The digest is that of the proto file read: the ops depend on it alone, and hashing a
@@ -319,7 +341,7 @@ def _load_saved_model_dir(path: Path) -> LoadedModel:
         if proto.suffix == ".pbtxt":
             from google.protobuf import text_format
 
-            text_format.Parse(data.decode("utf-8"), message)
+            text_format.Parse(data.decode("utf-8"), message, descriptor_pool=message.DESCRIPTOR.file.pool)
         else:
             message.ParseFromString(data)
     except Exception as error:  # DecodeError, ParseError, UnicodeDecodeError
@@ -327,11 +349,11 @@ def _load_saved_model_dir(path: Path) -> LoadedModel:
             f"{proto}: not a valid SavedModel proto: {_first_line(str(error))}",
             hint="re-export the SavedModel",
         ) from error
-    graph_defs = _graph_defs_of("SavedModel", message)
-    if not _has_content(graph_defs):
+    if not _has_content(_graph_defs_of("SavedModel", message)):
         raise InputFileError(f"{proto}: the SavedModel holds no nodes", hint="re-export the model")
+    graph_defs, described = scoped_graph_defs(path, message.meta_graphs, scope)
     return LoadedModel(
-        path=path, format=ModelFormat.SAVED_MODEL, sha256=sha256_file(proto), graph_defs=graph_defs
+        path=path, format=ModelFormat.SAVED_MODEL, sha256=sha256_file(proto), graph_defs=graph_defs, scope=described
     )
 
 
@@ -377,9 +399,7 @@ def _load_tflite(path: Path, data: bytes) -> LoadedModel:
     """A TFLite flatbuffer. Builtin ops run in TFLite itself; Select-TF ops (custom code
     ``Flex<Op>``) carry a flexbuffer vector ``[op name, serialized NodeDef]``, and those NodeDefs
     are the TensorFlow kernels the app's binary must contain."""
-    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
-    from tensorflow.lite.python import schema_py_generated as schema
-
+    schema = _tflite_schema()
     flex: list[NodeSource] = []
     custom: set[str] = set()
     try:
@@ -415,9 +435,26 @@ def _load_tflite(path: Path, data: bytes) -> LoadedModel:
     )
 
 
+@functools.cache
+def _tflite_schema() -> ModuleType:
+    """TensorFlow's generated TFLite schema (``tensorflow/lite/python/schema_py_generated.py``),
+    loaded from its file under a private name: it needs only ``flatbuffers``, whereas importing
+    it as ``tensorflow.lite...`` would run ``tensorflow/__init__``."""
+    from tfbuild.model.installed import installed_tensorflow
+
+    path = installed_tensorflow().package_dir / "lite" / "python" / "schema_py_generated.py"
+    spec = importlib.util.spec_from_file_location("_tfbuild_tflite_schema", path)
+    if spec is None or spec.loader is None or not path.is_file():
+        raise ToolchainError(f"{path}: TensorFlow's TFLite schema module is missing", hint="reinstall tensorflow")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def _flex_node_def(path: Path, data: bytes, operator: Any, code: str, where: str) -> Any:
     from flatbuffers import flexbuffers
-    from tensorflow.core.framework import node_def_pb2
+
+    from tfbuild.model.protos import message_class
 
     if operator.CustomOptionsLength():
         options = operator.CustomOptionsAsNumpy().tobytes()
@@ -427,7 +464,7 @@ def _flex_node_def(path: Path, data: bytes, operator: Any, code: str, where: str
     try:
         vector = flexbuffers.GetRoot(options).AsVector
         op_name = vector[0].AsString
-        node_def = node_def_pb2.NodeDef.FromString(vector[1].AsStringBytes)
+        node_def = message_class("tensorflow.NodeDef").FromString(vector[1].AsStringBytes)
     except Exception as error:
         raise InputFileError(
             f"{path}: {where}: custom op {code} has no readable NodeDef in its options "

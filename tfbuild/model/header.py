@@ -160,6 +160,12 @@ def _selection(analysis: Analysis, options: HeaderOptions) -> tuple[list[str], l
     if not options.registers_everything and not selects:
         # TF's tool prints "Error reading graph!" here; an empty C array would not compile.
         models = ", ".join(str(m.path) for m in analysis.models) or "(no models)"
+        if analysis.models and all(m.needs_no_kernels for m in analysis.models):
+            raise InputFileError(
+                f"{models}: TFLite builtin ops only, which need no TensorFlow kernels, so the header would "
+                "register nothing",
+                hint="the TFLite runtime alone runs such a model; no TensorFlow build is needed",
+            )
         raise InputFileError(
             f"{models}: no TensorFlow op with a kernel found, so the header would register nothing",
             hint="a TFLite model without Flex ops needs no TensorFlow kernels",
@@ -189,7 +195,10 @@ def _comment_lines(analysis: Analysis, options: HeaderOptions) -> list[str]:
         f"Default ops: {json.dumps(options.default_ops)}",
         "Models (path, sha256):",
     ]
-    lines += [f"  {json.dumps(str(m.path))} {m.sha256}" for m in analysis.models]
+    lines += [
+        f"  {json.dumps(str(m.path))} {m.sha256}" + (f" scope {json.dumps(m.scope)}" if m.scope else "")
+        for m in analysis.models
+    ]
     return lines
 
 

@@ -7,12 +7,11 @@ attr behaves as the default does. :class:`InstalledOpDefs` answers "is this valu
 :func:`without_attrs` makes the copy, :func:`serialize` writes it in the input's format and
 :func:`reload` reads those bytes back, so the copy can be checked as it will be read.
 
-TensorFlow (for its protobuf classes and op registry) is imported inside the functions.
+Nothing here imports TensorFlow: the op definitions come from tfbuild's copy of its registry.
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Collection, Mapping
 from dataclasses import replace
 from pathlib import Path
@@ -21,34 +20,27 @@ from typing import Any
 from tfbuild.errors import InputFileError
 from tfbuild.fileio import sha256_bytes
 from tfbuild.model.formats import LoadedModel, ModelFormat
+from tfbuild.model.kernel_registry import load_kernel_registry
+from tfbuild.model.protos import message_class
 
 REWRITABLE_FORMATS = (ModelFormat.GRAPHDEF, ModelFormat.GRAPHDEF_TEXT)
 
 
 class InstalledOpDefs:
-    """The installed TensorFlow's op registry."""
+    """The installed TensorFlow's op registry, read from tfbuild's copy of it
+    (:mod:`tfbuild.model.kernel_registry`) rather than from TensorFlow."""
 
     def __init__(self) -> None:
-        os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
-        import tensorflow as tf
-        from tensorflow.python.framework import op_def_registry
-
-        self.tensorflow_version: str = tf.__version__
-        self._get = op_def_registry.get
+        self._registry = load_kernel_registry()
+        self.tensorflow_version: str = self._registry.tensorflow_version
 
     def default(self, op: str, attr: str) -> Any | None:
         """The default ``AttrValue`` of ``op``'s ``attr``; None when the op or attr is unknown
         to the installed TensorFlow or the attr has no default."""
-        op_def = self._get(op)
-        if op_def is None:
-            return None
-        for attr_def in op_def.attr:
-            if attr_def.name == attr:
-                return attr_def.default_value if attr_def.HasField("default_value") else None
-        return None
+        return self._registry.default(op, attr, message_class("tensorflow.AttrValue"))
 
     def is_default(self, op: str, attr: str, value: Any) -> bool:
-        default = self.default(op, attr)
+        default = self._registry.default(op, attr, type(value))  # messages of one pool compare
         return default is not None and bool(default == value)
 
 
@@ -94,9 +86,8 @@ def serialize(model: LoadedModel) -> bytes:
 def reload(data: bytes, like: LoadedModel, path: Path) -> LoadedModel:
     """``data`` (from :func:`serialize`) read back as a model of ``like``'s format at ``path``."""
     from google.protobuf import text_format
-    from tensorflow.core.framework import graph_pb2
 
-    graph_def = graph_pb2.GraphDef()
+    graph_def = type(like.graph_defs[0])()
     if like.format == ModelFormat.GRAPHDEF_TEXT:
         text_format.Parse(data.decode("utf-8"), graph_def)
     else:

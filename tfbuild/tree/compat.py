@@ -164,11 +164,11 @@ def _not_allowed(attr: str, value: Any, attr_type: str, allowed: tuple[str, ...]
     if allowed is None or value.WhichOneof("value") == "placeholder":
         return None
     if attr_type in ("type", "list(type)"):
-        from tensorflow.core.framework import types_pb2
+        from tfbuild.model.protos import data_type_name  # the wheel's enum, without importing TensorFlow
 
         values = [value.type] if attr_type == "type" else list(value.list.type)
         for enum in values:
-            name = types_pb2.DataType.Name(enum) if enum in types_pb2.DataType.values() else f"DT_{enum}"
+            name = data_type_name(enum) or f"DT_{enum}"
             if name not in allowed:
                 return (f"Value for attr '{attr}' of {data_type_string(name)} is not in the list of allowed "
                         f"values: {', '.join(data_type_string(a) for a in allowed)}")

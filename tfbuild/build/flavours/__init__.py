@@ -22,6 +22,7 @@ from tfbuild.errors import ConfigError, SourceTreeError
 from tfbuild.flavour import Flavour
 from tfbuild.toolchain.targets import TargetProfile, get_target
 from tfbuild.tree.facts import TreeFacts
+from tfbuild.tree.mobile_types import MobileTypes
 
 __all__ = [
     "HEADER_NAME",
@@ -56,14 +57,15 @@ def plan_build(
     tensorflow: InstalledTensorFlow | None = None,
     flavour: Flavour | None = None,
     hot_files: tuple[str, ...] = (),
+    mobile_types: MobileTypes | None = None,
 ) -> BuildPlan:
     """The plan for ``options``: which flavour (``flavour``, else :func:`choose_flavour`), then
     that flavour's planner. ``tree`` is required for the Makefile and Bazel flavours,
     ``tensorflow`` for op libraries; ``hot_files`` are the tree's sources of the model's hot
-    kernels, for the size profile."""
+    kernels, for the size profile; ``mobile_types`` the type set of a mobile build."""
     profile = get_target(options.target)
     chosen = Flavour(flavour) if flavour else choose_flavour(options, profile, tree)
-    request = PlanRequest(options, profile, chosen, header_text, tree, tensorflow, hot_files)
+    request = PlanRequest(options, profile, chosen, header_text, tree, tensorflow, hot_files, mobile_types)
     return PLANNERS[chosen].plan(request)
 
 

@@ -97,6 +97,8 @@ def plan(request: PlanRequest) -> BuildPlan:
         output_dir=request.options.output_dir,
         env={},
         size_profile=size,
+        notes=(request.mobile_types.note(),) if request.mobile_types else (),
+        mobile_types=request.mobile_types,
     )
 
 
@@ -115,6 +117,9 @@ def _bazel_argv(
     disk_cache = (f"--disk_cache={layout.bazel_root}/disk-cache",) if layout.bazel_root is not None else ()
     config = (f"--config={profile.config}",) if profile.config in tree.bazelrc_configs else profile.config_flags
     copts = tuple(f"--copt={flag}" for flag in options.extra_cflags)
+    if request.mobile_types is not None:
+        # TensorFlow's Android rules read the type set from --define ANDROID_TYPES (cwise_ops_common.h).
+        copts = (f"--define=ANDROID_TYPES={request.mobile_types.define}", f"--copt={request.mobile_types.flag}", *copts)
     return (
         "bazel", *startup, "build", "-c", "opt", f"--jobs={options.jobs}",
         *disk_cache, *config, *SELECTIVE_COPTS, *copts, *_size_options(size), *labels,

@@ -22,6 +22,7 @@ from tfbuild.errors import ConfigError
 from tfbuild.flavour import Flavour
 from tfbuild.toolchain.targets import TargetProfile
 from tfbuild.tree.facts import TreeFacts, parse_version
+from tfbuild.tree.mobile_types import MobileTypes
 
 HEADER_NAME = "ops_to_register.h"
 HEADER_SUBDIR = "header"
@@ -51,6 +52,8 @@ class PlanRequest:
     hot_files: tuple[str, ...] = ()
     """Tree sources registering the model's hot kernels (from the build's kernel index, see
     :func:`~tfbuild.build.size_profiles.hot_kernel_files`), for size profiles that compile them apart."""
+    mobile_types: MobileTypes | None = None
+    """The type set of a mobile build (:mod:`tfbuild.tree.mobile_types`); None: the full set."""
 
     @property
     def header_path(self) -> Path:

@@ -9,9 +9,9 @@ with the profile's variables. Selection rides on ``OPTFLAGS``, the one variable 
 folds into ``CXXFLAGS`` that a command line may replace without losing the Makefile's own flags
 (as ``compile_ios_tensorflow.sh -f`` uses it): ``-DSELECTIVE_REGISTRATION
 -DSUPPORT_SELECTIVE_REGISTRATION -I<header dir>``, where TensorFlow's
-``selective_registration.h`` finds ``ops_to_register.h``. ``ANDROID_TYPES`` is the full type set,
-as ``build_all_ios.sh -g`` sets it: the header names exactly the kernels the model needs,
-whatever their dtype, and the slim set would compile some of them away.
+``selective_registration.h`` finds ``ops_to_register.h``. ``ANDROID_TYPES`` is the type set
+chosen from the models (:mod:`tfbuild.tree.mobile_types`): the slim set only when every kernel
+they need is still registered with it, else the full set, as ``build_all_ios.sh -g`` sets it.
 
 Android: which NDK adapter builds the target is chosen from the NDK
 (:mod:`tfbuild.build.flavours.android_ndk_clang`): the Makefile's own GCC section for NDK r17
@@ -38,6 +38,7 @@ import hashlib
 import re
 from pathlib import PurePosixPath
 
+from tfbuild.build.android.jni_library import JNI_DIR, JniLibraryPlan, JniLibraryRequest, plan_jni_library
 from tfbuild.build.fixups import apply_fixups, make_flags
 from tfbuild.build.flavours.android_ndk_clang import (
     CLANG_STL,
@@ -70,12 +71,15 @@ from tfbuild.templating import render
 from tfbuild.toolchain.android_ndk import CONTAINER_HOST, build_machine_host, inspect_ndk
 from tfbuild.toolchain.targets import Linker, MakefileProfile, fill
 from tfbuild.toolchain.tf_versions import ndk_majors_text, tree_requirements
+from tfbuild.tree.build_files.op_files_list import OP_FILES_LIST
 from tfbuild.tree.facts import MAKEFILE, MAKEFILE_DIR
 
 __all__ = ["DOWNLOAD_STEP", "MAKEFILE", "MAKEFILE_NDK_API_LEVEL", "PROFILE_MAKEFILE", "dependencies_only", "plan"]
 
 DOWNLOADS = f"{MAKEFILE_DIR}/downloads"
 HOST_PROTOBUF_PREFIX = "gen/protobuf-host"
+PROTOBUF_PROGRAMS = ("autoreconf", "libtoolize", "automake", "make")
+"""What building protobuf from source runs: its ``autogen.sh`` (autotools), then make."""
 DOWNLOAD_STEP = "download dependencies"
 SELECTIVE_FLAGS = ("-DSELECTIVE_REGISTRATION", "-DSUPPORT_SELECTIVE_REGISTRATION")
 FULL_TYPES = "-D__ANDROID_TYPES_FULL__"
@@ -116,6 +120,10 @@ def plan(request: PlanRequest) -> BuildPlan:
         values=values,
     )
     generated = (header_file(request), tree_header_file(request), *((profile_mk,) if profile_mk else ()))
+    jni = makefile.jni_library(size, artifacts) if clang is not None else None
+    if jni is not None:
+        steps, generated = (*steps, *jni.steps), (*generated, *jni.generated_files)
+        artifacts = (*artifacts, jni.artifact)
     return BuildPlan(
         target=request.profile.name,
         flavour=Flavour.MAKEFILE,
@@ -128,8 +136,11 @@ def plan(request: PlanRequest) -> BuildPlan:
         env=env,
         fixups=fixups,
         size_profile=size,
-        notes=(*(adapter.notes if adapter else ()), *makefile.notes),
+        notes=(*(adapter.notes if adapter else ()), *makefile.notes,
+               *((request.mobile_types.note(),) if request.mobile_types else ()), *(jni.notes if jni else ())),
         android_ndk=_ndk_use(adapter, profile),
+        mobile_types=request.mobile_types,
+        android_jni=jni.record if jni else None,
     )
 
 
@@ -256,6 +267,7 @@ class _Makefile:
                     self.src,
                     env=self.env,
                     skip_if_exists=installed,
+                    programs=PROTOBUF_PROGRAMS,
                 )
             ]
         # Without a script, ProtobufBuild has a configure host and a compiler (checked when loaded).
@@ -273,6 +285,7 @@ class _Makefile:
                 (f"{MAKEFILE_DIR}/compile_linux_protobuf.sh",),
                 self.src,
                 skip_if_exists=host_protoc,
+                programs=PROTOBUF_PROGRAMS,
             ),
             Step(
                 f"build protobuf ({configure_host})",
@@ -289,6 +302,7 @@ class _Makefile:
                 self.src,
                 skip_if_exists=installed,
                 tags=self.tags,
+                programs=PROTOBUF_PROGRAMS,
             ),
         ]
 
@@ -306,15 +320,53 @@ class _Makefile:
                 variables["CXX"] = f"ccache {variables['CXX']}"
         if self.clang is not None:
             variables.update(self._clang_variables())
-        optflags = (*profile.optflags, *size.cflags, *SELECTIVE_FLAGS, f"-I{layout.header_dir}", *options.extra_cflags)
         variables.update(
             HOST_NSYNC_LIB=f"{MAKEFILE_DIR}/{profile.nsync.host_lib}",
             TARGET_NSYNC_LIB=f"{MAKEFILE_DIR}/{profile.nsync.lib}",
-            ANDROID_TYPES=FULL_TYPES,
-            OPTFLAGS=" ".join(optflags),
+            ANDROID_TYPES=self._android_types(),
+            OPTFLAGS=" ".join(self._optflags(size)),
         )
         makefiles = ("-f", MAKEFILE, *(("-f", str(profile_mk)) if profile_mk is not None else ()))
         return ("make", *makefiles, f"-j{options.jobs}", *(f"{name}={value}" for name, value in variables.items()))
+
+    def _optflags(self, size: AppliedSizeProfile) -> tuple[str, ...]:
+        """``OPTFLAGS``: the target's, the size profile's, selection, the header, --extra-cflag."""
+        options = self.request.options
+        return (*self.profile.optflags, *size.cflags, *SELECTIVE_FLAGS, f"-I{self.layout.header_dir}",
+                *options.extra_cflags)
+
+    def _android_types(self) -> str:
+        return self.request.mobile_types.flag if self.request.mobile_types else FULL_TYPES
+
+    def jni_library(self, size: AppliedSizeProfile, artifacts: tuple[Artifact, ...]) -> JniLibraryPlan:
+        """The JNI library's steps (:mod:`tfbuild.build.android.jni_library`), from the archives
+        the build makes, with the clang adapter's flags (without ccache: it links too)."""
+        clang, adapter, tree = self.clang, self.adapter, self.request.tree
+        assert clang is not None
+        assert adapter is not None
+        assert tree is not None
+        by_name = {artifact.name: artifact.path for artifact in artifacts}
+        link, android = self.request.profile.link, self.request.options.android
+        abi, api, host = clang.build.abi_triple, clang.api_level, self.host
+        op_files = tree.root / OP_FILES_LIST
+        return plan_jni_library(JniLibraryRequest(
+            toolchain=dataclasses.replace(clang, launcher=None),
+            makefile_text=(tree.root / MAKEFILE).read_text(encoding="utf-8", errors="replace"),
+            android_arch=self.request.profile.arch,
+            target=self.request.profile.name,
+            references={"OPTFLAGS": " ".join(self._optflags(size)), "MAKEFILE_DIR": str(self.mk),
+                        "ANDROID_TYPES": self._android_types()},
+            java_package=android.java_package,
+            library=android.jni_library,
+            work_dir=self.request.options.output_dir / JNI_DIR,
+            work_dir_seen=self.layout.out / JNI_DIR,
+            tree_src=self.src,
+            whole_archive=tuple(by_name[name] for name in link.whole_archive if name in by_name),
+            archives=tuple(by_name[name] for name in link.libs if name in by_name),
+            size=size,
+            library_kinds=lambda name: adapter.ndk.library_kinds(name, abi, api, host),
+            op_files_text=op_files.read_text(encoding="utf-8", errors="replace") if op_files.is_file() else "",
+        ))
 
     def _clang_variables(self) -> dict[str, str]:
         """The clang adapter's toolchain variables, from the tree's own Makefile."""
