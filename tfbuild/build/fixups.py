@@ -11,9 +11,11 @@ logs it when it runs, and the manifest records it.
 
 A fix-up may be for one kind of step only (``when``/``unless``: the step's tags, e.g. the steps
 of the Makefile flavour's clang adapter for Android), put words first in a variable the step
-gives on make's command line (``prepend_make_variables``), or run a script of its own just before
-the step (``script``, a template under ``templates/``, with ``script_args``). Its strings may
-hold ``{placeholders}`` that the planner of those steps supplies (``apply_fixups(values=...)``).
+gives on make's command line (``prepend_make_variables``), put directories first in a search path
+the step's make exports (``search_paths``), or run a script of its own just before the step
+(``script``, a template under ``templates/``, with ``script_args``; one edits a downloaded,
+git-ignored dependency and logs what it changed). Its strings may hold ``{placeholders}`` that
+the planner of those steps supplies (``apply_fixups(values=...)``).
 """
 
 from __future__ import annotations
@@ -60,6 +62,9 @@ class Fixup:
     prepend_make_variables: Mapping[str, str] = dataclasses.field(default_factory=dict)
     """Words put first in a ``NAME=VALUE`` argument of the step's make command line (added
     when the step gives no such variable)."""
+    search_paths: Mapping[str, str] = dataclasses.field(default_factory=dict)
+    """Directories put first in a search-path variable (``LD_LIBRARY_PATH``) that the step's make
+    exports to its recipes, the build's own value kept after them (:func:`search_path_word`)."""
     script: str | None = None
     """A template under ``templates/`` run as ``bash -c <script> bash ARGS...`` by a step of
     its own just before the step."""
@@ -82,7 +87,7 @@ class Fixup:
     @property
     def acts_on_step(self) -> bool:
         """Whether it changes the step itself (rather than only adding a step before it)."""
-        return bool(self.make_variables or self.prepend_make_variables)
+        return bool(self.make_variables or self.prepend_make_variables or self.search_paths)
 
 
 @dataclass(frozen=True)
@@ -119,8 +124,7 @@ def apply_fixups(
             if fixup.script is not None:
                 changed.append(_script_step(step, fixup))
                 applied.append(AppliedFixup(fixup.name, fixup.why, changed[-1].name))
-            if fixup.acts_on_step:
-                applied.append(AppliedFixup(fixup.name, fixup.why, fixed.name))
+        applied.extend(AppliedFixup(fixup.name, fixup.why, fixed.name) for fixup in mine if fixup.acts_on_step)
         changed.append(fixed)
     return tuple(changed), tuple(applied)
 
@@ -135,6 +139,7 @@ def _filled(fixup: Fixup, values: Mapping[str, str]) -> Fixup:
             prepend_make_variables={
                 name: value.format_map(values) for name, value in fixup.prepend_make_variables.items()
             },
+            search_paths={name: value.format_map(values) for name, value in fixup.search_paths.items()},
             script_args=tuple(arg.format_map(values) for arg in fixup.script_args),
         )
     except KeyError:
@@ -150,6 +155,9 @@ def _with_fixups(step: Step, fixups: Sequence[Fixup]) -> Step:
         _check_filled(fixup)
         step = _with_make_variables(step, fixup.make_variables)
         step = _with_prepended_variables(step, fixup.prepend_make_variables)
+        step = dataclasses.replace(
+            step, argv=(*step.argv, *(search_path_word(name, value) for name, value in fixup.search_paths.items()))
+        )
     names = ", ".join(fixup.name for fixup in fixups)
     return dataclasses.replace(
         step, name=f"{step.name} [fix-up: {names}]", notes=(*step.notes, *(_note(fixup) for fixup in fixups))
@@ -157,7 +165,12 @@ def _with_fixups(step: Step, fixups: Sequence[Fixup]) -> Step:
 
 
 def _check_filled(fixup: Fixup) -> None:
-    words = (*fixup.make_variables.values(), *fixup.prepend_make_variables.values(), *fixup.script_args)
+    words = (
+        *fixup.make_variables.values(),
+        *fixup.prepend_make_variables.values(),
+        *fixup.search_paths.values(),
+        *fixup.script_args,
+    )
     if any("{" in word for word in words):
         raise ValueError(f"fix-up {fixup.name}: a placeholder of {words} was not given by the planner")
 
@@ -173,6 +186,16 @@ def _with_prepended_variables(step: Step, variables: Mapping[str, str]) -> Step:
             current = argv[at].split("=", 1)[1]
             argv[at] = f"{name}={words} {current}" if current else f"{name}={words}"
     return dataclasses.replace(step, argv=tuple(argv))
+
+
+def search_path_word(name: str, directory: str) -> str:
+    """The make command-line word that puts ``directory`` first in the search path ``name``.
+
+    A variable given on make's command line is exported to every recipe. Given with ``:=`` it is
+    expanded once, when make reads its command line, where ``$(NAME)`` is still the value make
+    got from its environment: so the build's own path stays, after ``directory``, and an empty
+    one adds no empty entry (which the loader would take for the working directory)."""
+    return f"{name}:={directory}$(if $({name}),:$({name}))"
 
 
 def _script_step(step: Step, fixup: Fixup) -> Step:
@@ -219,8 +242,12 @@ def _note(fixup: Fixup) -> str:
     if fixup.make_variables:
         parts.append("make variables: " + " ".join(f"{name}='{value}'" for name, value in fixup.make_variables.items()))
     if fixup.prepend_make_variables:
-        parts.append("first in make's " + ", ".join(
+        parts.append("first in the command line's " + ", ".join(
             f"{name}: '{value}'" for name, value in fixup.prepend_make_variables.items()
+        ))
+    if fixup.search_paths:
+        parts.append("first in the recipes' " + ", ".join(
+            f"{name}: '{value}'" for name, value in fixup.search_paths.items()
         ))
     return f"fix-up {fixup.name}: {fixup.why}; {'; '.join(parts)}"
 

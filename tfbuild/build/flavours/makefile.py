@@ -78,6 +78,8 @@ __all__ = ["DOWNLOAD_STEP", "MAKEFILE", "MAKEFILE_NDK_API_LEVEL", "PROFILE_MAKEF
 
 DOWNLOADS = f"{MAKEFILE_DIR}/downloads"
 HOST_PROTOBUF_PREFIX = "gen/protobuf-host"
+PROTOBUF_CROSS_TAG = "protobuf-cross"
+"""The tag of a step that configures protobuf for another host from a copy of its sources."""
 PROTOBUF_PROGRAMS = ("autoreconf", "libtoolize", "automake", "make")
 """What building protobuf from source runs: its ``autogen.sh`` (autotools), then make."""
 DOWNLOAD_STEP = "download dependencies"
@@ -113,7 +115,13 @@ def plan(request: PlanRequest) -> BuildPlan:
     size = _size_profile(request, clang.build.linker if clang else profile.linker)
     profile_mk = _profile_makefile(request, size)
     makefile = _Makefile(request, profile, layout, adapter, clang, host)
-    values = fixup_values(clang, layout.tree_src / MAKEFILE_DIR, request.profile.arch) if clang else None
+    values = None
+    if clang is not None:
+        makefile_dir = layout.tree_src / MAKEFILE_DIR
+        values = {
+            **fixup_values(clang, makefile_dir, request.profile.arch),
+            "host_protobuf_lib": str(makefile_dir / HOST_PROTOBUF_PREFIX / "lib"),
+        }
     steps, fixups = apply_fixups(
         makefile.steps(size, profile_mk, layout.out / PROFILE_MAKEFILE if profile_mk else None),
         request.tree.version,
@@ -301,7 +309,7 @@ class _Makefile:
                 ),
                 self.src,
                 skip_if_exists=installed,
-                tags=self.tags,
+                tags=self.tags | {PROTOBUF_CROSS_TAG},
                 programs=PROTOBUF_PROGRAMS,
             ),
         ]
