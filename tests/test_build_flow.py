@@ -46,6 +46,23 @@ def tfbuild(*argv: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "tfbuild", *argv], capture_output=True, text=True)
 
 
+def tfbuild_to_file(path: Path, *argv: str) -> tuple[int, str, str]:
+    """Run tfbuild with stdout going to ``path``, as a CI job's log does; return its exit code,
+    what the file held the last time it was read while tfbuild still ran, and its stderr."""
+    import time
+
+    seen = ""
+    errors = path.with_suffix(".stderr")
+    with path.open("w") as stdout, errors.open("w") as stderr:
+        process = subprocess.Popen([sys.executable, "-m", "tfbuild", *argv], stdout=stdout, stderr=stderr)
+        while process.poll() is None:
+            text = path.read_text()
+            if process.poll() is None:
+                seen = text
+            time.sleep(0.2)
+    return process.returncode, seen, errors.read_text()
+
+
 def op_args(*more: str) -> list[str]:
     args = ["--model", MODEL, "--jobs", "2", *more]
     for source in SOURCES:
@@ -165,8 +182,13 @@ def test_makefile_build_registers_only_the_selected_kernels(tmp_path, where):
     out = tmp_path / "out"
     argv = ("build", "--target", "linux-x86_64", "--source", str(tree), "--model", str(model), where,
             "--out", str(out), "--jobs", "2", "--default-ops", "NoOp:NoOp")
-    done = tfbuild(*argv)
-    assert done.returncode == 0, done.stderr[-3000:]
+    code, seen_while_running, err = tfbuild_to_file(tmp_path / "ci.log", *argv)
+    assert code == 0, err[-3000:]
+    # As a CI job sees it (stdout piped to a file): the steps and the compiler lines are in the
+    # file while the build still runs, the Makefile step's object total before its first object.
+    assert re.search(r"^==> \[\d+/\d+\] build TensorFlow", seen_while_running, re.M), seen_while_running[-2000:]
+    assert re.search(r"^\[\d+/\d+\] \d+ objects to compile$", seen_while_running, re.M)
+    assert re.search(r"^\[\d+/\d+\] .* -c \S+\.cc", seen_while_running, re.M)
 
     listing = subprocess.run([str(out / "benchmark")], capture_output=True, text=True, check=True).stdout
     kernels = {tuple(line.split("\t")[1:]) for line in listing.splitlines() if line.startswith("kernel\t")}

@@ -216,3 +216,58 @@ def test_quiet_keeps_only_the_steps_and_a_failure_says_so(tmp_path, monkeypatch)
     assert lines[0] == "==> [1/1] noisy" and re.fullmatch(r"<== \[1/1\] noisy: failed \(exit 3\) in \d+\.\ds", lines[1])
     assert "chatter" not in text.getvalue()
     assert "chatter" in (tmp_path / "out" / "test-target.build.log").read_text()
+
+
+# A Makefile shaped like the contrib Makefile's object rules: one compiler line per object.
+THREE_OBJECTS_MAKEFILE = """\
+OBJS := a.o b.o c.o
+all: $(OBJS)
+%.o: %.c
+\tsleep 0.3; cc -c $< -o $@
+"""
+
+
+def _make_step(work: Path) -> Step:
+    (work / "Makefile").write_text(THREE_OBJECTS_MAKEFILE)
+    for name in "abc":
+        (work / f"{name}.c").write_text(f"int {name}(void) {{ return 1; }}\n")
+    return Step("build", ("make", "-f", "Makefile"), PurePosixPath(str(work)), dry_run=("-n",))
+
+
+def test_a_dry_run_gives_the_step_its_object_total_in_the_ci_log(tmp_path, monkeypatch):
+    """Real make: its -n run counts the compiler lines first, so the log says how many objects
+    the step will compile before the first one, and the objects are then built for real."""
+    monkeypatch.setenv("GITHUB_ACTIONS", "false")
+    work = tmp_path / "work"
+    work.mkdir()
+    text = io.StringIO()
+    execute_plan(_plan(tmp_path, [_make_step(work)]), console=Console(file=text, force_terminal=False, width=300))
+    lines = text.getvalue().splitlines()
+    assert lines[:2] == ["==> [1/1] build", "[1/1] 3 objects to compile"]
+    assert sum(" -c " in line for line in lines) == 3
+    assert all((work / f"{name}.o").exists() for name in "abc")
+    log = (tmp_path / "out" / "test-target.build.log").read_text()
+    assert "3 objects to compile (make -n)" in log
+
+
+def test_a_terminal_shows_objects_compiled_out_of_the_total(tmp_path):
+    work = tmp_path / "work"
+    work.mkdir()
+    step = _make_step(work)
+    time.sleep(0.05)
+    (work / "a.o").write_text("")  # newer than a.c, so built already: make -n counts only what is left
+    text = io.StringIO()
+    execute_plan(_plan(tmp_path, [step]), console=Console(file=text, force_terminal=True, width=200))
+    assert "2/2 objects" in text.getvalue()
+    assert re.search(r"[01]/2 objects", text.getvalue())  # counted up while the step ran
+
+
+def test_a_failing_dry_run_leaves_the_total_unknown_and_the_step_runs(tmp_path, monkeypatch):
+    monkeypatch.setenv("GITHUB_ACTIONS", "false")
+    work = tmp_path / "work"
+    work.mkdir()
+    step = _sh("build", "echo 'cc -c a.c -o a.o'", work, dry_run=("-c", "exit 2"))
+    text = io.StringIO()
+    execute_plan(_plan(tmp_path, [step]), console=Console(file=text, force_terminal=False, width=300))
+    assert "objects to compile" not in text.getvalue()
+    assert "[1/1] cc -c a.c -o a.o" in text.getvalue()

@@ -46,6 +46,8 @@ if TYPE_CHECKING:
     from tfbuild.toolchain.container import BuildContainer
 
 TAIL_LINES = 20
+DRY_RUN_SECONDS = 120.0
+"""How long a step's dry run (:attr:`Step.dry_run`) may take before the step starts without a total."""
 LineFn = Callable[[str], None]
 
 
@@ -202,11 +204,35 @@ class _StepRunner:
             return
         self._progress.start(index, step.name)
         self._log.write(self._header(index, step))
+        if step.dry_run:
+            self._count_objects(index, step)
         output = _StepOutput(index, step, self._progress, self._log)
         code = self._runner.run(step, output.line, self._deadline.remaining())
         output.save()
         self._progress.end(index, step.name, "done" if code == 0 else f"failed (exit {code})")
         self._check(_Finished(index, step, code, output))
+
+    def _count_objects(self, index: int, step: Step) -> None:
+        """Run the step's dry run and tell the progress how many objects the step will compile.
+        A dry run that fails or counts nothing only leaves the total unknown: the step itself
+        reports what is wrong."""
+        count = 0
+
+        def counted(line: str) -> None:
+            nonlocal count
+            count += bool(_COMPILE.search(line))
+
+        argv = (step.argv[0], *step.dry_run, *step.argv[1:])
+        dry = Step(f"{step.name} (dry run)", argv, step.workdir, env=step.env)
+        remaining = self._deadline.remaining()
+        timeout = DRY_RUN_SECONDS if remaining is None else min(remaining, DRY_RUN_SECONDS)
+        try:
+            code = self._runner.run(dry, counted, timeout)
+        except CommandTimeout:
+            return
+        if code == 0 and count:
+            self._log.write(f"    {count} objects to compile ({' '.join(argv[:1 + len(step.dry_run)])})")
+            self._progress.expect(index, count)
 
     def _run_parallel(self, batch: list[tuple[int, Step]], jobs: int) -> None:
         """Steps that may run together: each one's output is written to the build log in one
@@ -458,6 +484,7 @@ class _StepProgress:
         self._lock = threading.Lock()
         self._started: dict[int, tuple[str, float]] = {}
         self._objects = 0
+        self._expected: int | None = None
         self._live: tuple[Progress, TaskID] | None = None
         if console is not None and console.is_terminal:
             progress = Progress(
@@ -500,9 +527,22 @@ class _StepProgress:
                 self._objects += 1
             if self._live is not None:
                 progress, task = self._live
-                objects = f"{self._objects} objects" if self._objects else ""
-                progress.update(task, last=line.strip()[:100], objects=objects)
+                progress.update(task, last=line.strip()[:100], objects=self._objects_text())
         self._log.line(f"[{index}/{self._total}]" if index else "", line)
+
+    def expect(self, index: int, count: int) -> None:
+        """Step ``index`` will compile ``count`` objects (its dry run said so)."""
+        with self._lock:
+            self._expected = self._objects + count
+            if self._live is not None:
+                progress, task = self._live
+                progress.update(task, objects=self._objects_text())
+        self._log.line(f"[{index}/{self._total}]", f"{count} objects to compile")
+
+    def _objects_text(self) -> str:
+        if self._expected is not None:
+            return f"{min(self._objects, self._expected)}/{self._expected} objects"
+        return f"{self._objects} objects" if self._objects else ""
 
     def end(self, index: int, name: str, outcome: str) -> None:
         """Step ``index`` finished: ``done``, ``failed (exit N)``, ``skipped``, ``stopped``."""

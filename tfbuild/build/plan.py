@@ -43,6 +43,10 @@ class Step:
     tags: frozenset[str] = frozenset()
     """What kind of step this is beyond its name, for the fix-ups that select steps by it
     (``ndk-clang``: planned by the Makefile flavour's clang adapter for Android)."""
+    dry_run: tuple[str, ...] = ()
+    """Options that make the step's command print the commands it would run without running
+    them (make's ``-n``): the executor runs that first and counts the compiler command lines,
+    the total of the progress bar ("12/773 objects")."""
     programs: tuple[str, ...] = ()
     """Programs the step's script runs besides its command (protobuf's ``autogen.sh`` runs
     autoreconf and libtoolize): a ``--local`` build checks them before it starts."""

@@ -235,7 +235,7 @@ class _Makefile:
         argv = self._make_argv(size, profile_mk)
         steps.append(_forget_stale_objects(argv, profile_mk_file.content if profile_mk_file else "", self.src))
         steps.append(Step(f"build TensorFlow ({self.request.profile.name})", argv, self.src, env=self.env,
-                          tags=self.tags))
+                          tags=self.tags, dry_run=("-n",)))
         return tuple(steps)
 
     def _target_nsync_step(self) -> Step:
