@@ -104,7 +104,7 @@ def test_every_option_can_come_from_each_layer_it_declares(tmp_path):
         "str": "x", "path": "p", "paths": "p", "bool": "true", "int": "5", "seconds": "9",
         "words": "-a -b", "choice": "bazel", "name": "n", "target": "pi-armv7", "granularity": "op",
         "default_ops": "", "size_profile": "small", "mobile_types": "slim", "java_package": "com.example.app",
-        "jni_library": "app_tf",
+        "jni_library": "app_tf", "epoch": "1700000000",
     }
     for spec in OPTIONS:
         if spec.name == "app":

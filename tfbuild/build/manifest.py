@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -19,6 +20,7 @@ from typing import Any
 
 from tfbuild import __version__
 from tfbuild.build.plan import AndroidJniRecord, AndroidNdkUse, AppliedSizeProfile, BuildPlan
+from tfbuild.build.reproducible import Reproducibility
 from tfbuild.errors import InputFileError
 from tfbuild.fileio import atomic_write_text, sha256_file, sha256_tree
 from tfbuild.flavour import Flavour
@@ -58,6 +60,28 @@ class FileRecord:
 
 
 @dataclass(frozen=True)
+class CommandRecord:
+    """A command line that decides an artifact's bytes, with the environment its step gives
+    (``MAKEFLAGS`` from a fix-up, ``NDK_ROOT``)."""
+
+    step: str
+    argv: tuple[str, ...]
+    env: dict[str, str]
+
+
+_COMPILER = re.compile(r"(?:^|[-/])(?:make|bazel|ccache|c\+\+|g\+\+|gcc|cc|clang\+\+|clang)(?:-\d+)?$")
+
+
+def effective_flags(plan: BuildPlan) -> tuple[CommandRecord, ...]:
+    """The plan's make, compiler and Bazel steps as they ran: the effective flags of the build."""
+    return tuple(
+        CommandRecord(step.name, step.argv, dict(step.env))
+        for step in plan.steps
+        if step.argv and _COMPILER.search(step.argv[0])
+    )
+
+
+@dataclass(frozen=True)
 class Manifest:
     target: str
     flavour: Flavour
@@ -73,6 +97,9 @@ class Manifest:
     android_ndk: AndroidNdkUse | None = None  # the NDK (path, revision), the Makefile adapter, the C++ runtime
     mobile_types: MobileTypes | None = None  # __ANDROID_TYPES_SLIM__ or _FULL__, and why
     android_jni: AndroidJniRecord | None = None  # the JNI library's name, Java class and exports
+    fixups: tuple[dict[str, str], ...] = ()  # the toolchain fix-ups applied (local builds too): name, why, step
+    reproducibility: Reproducibility | None = None  # SOURCE_DATE_EPOCH, prefix maps, ar flags, known differences
+    effective_flags: tuple[CommandRecord, ...] = ()  # the make, compiler and Bazel command lines that ran
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), indent=2) + "\n"
@@ -115,6 +142,9 @@ def make_manifest(
         android_ndk=plan.android_ndk,
         mobile_types=plan.mobile_types,
         android_jni=plan.android_jni,
+        fixups=tuple(asdict(fixup) for fixup in plan.fixups),
+        reproducibility=plan.reproducibility,
+        effective_flags=effective_flags(plan),
     )
 
 

@@ -97,6 +97,12 @@ class BuildOptions:
     """A profile of ``toolchains/tensorflow/size_profiles.toml`` (:mod:`tfbuild.build.size_profiles`)."""
     android: AndroidOptions = field(default_factory=AndroidOptions)
     config_file: Path | None = None
+    per_file_selection: bool = False
+    """Each kernel and op source sees only its own selection (:mod:`tfbuild.build.per_file_selection`;
+    the Makefile flavour), so a second app rebuilds only the files whose selection changed."""
+    source_date_epoch: int | None = None
+    """Seconds since 1970 the build's date macros and archives get (None: the tree's commit time;
+    :mod:`tfbuild.build.reproducible`)."""
     app: str | None = None
     """The ``[apps.NAME]`` of tfbuild.toml this build is for (None: the file's ``[build]`` alone)."""
 
@@ -120,6 +126,8 @@ class BuildTable:
     ops_library_name: str | None = None
     extra_cflags: tuple[str, ...] | None = None
     size_profile: str | None = None
+    source_date_epoch: int | None = None
+    per_file_selection: bool | None = None
 
 
 @dataclass(frozen=True)
@@ -217,6 +225,9 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec("ops_library_name", "build", "ops_library_name", ("TFBUILD_OPS_LIBRARY_NAME",), "name"),
     OptionSpec("extra_cflags", "build", "extra_cflags", ("TFBUILD_EXTRA_CFLAGS",), "words", flag="--extra-cflag"),
     OptionSpec("size_profile", "build", "size_profile", ("TFBUILD_SIZE_PROFILE",), "size_profile"),
+    OptionSpec("per_file_selection", "build", "per_file_selection", ("TFBUILD_PER_FILE_SELECTION",), "bool"),
+    OptionSpec("source_date_epoch", "build", "source_date_epoch", ("TFBUILD_SOURCE_DATE_EPOCH",), "epoch",
+               ("SOURCE_DATE_EPOCH",)),
     OptionSpec("default_ops", "header", "default_ops", ("TFBUILD_DEFAULT_OPS",), "default_ops"),
     OptionSpec("granularity", "header", "granularity", ("TFBUILD_HEADER_GRANULARITY",), "granularity"),
     OptionSpec("sdk", "android", "sdk", ("TFBUILD_ANDROID_SDK",), "path", ("ANDROID_SDK_HOME", "ANDROID_HOME")),
@@ -334,6 +345,8 @@ def _build_options(
         ops_library_name=values.get("ops_library_name", DEFAULT_OPS_LIBRARY_NAME),
         extra_cflags=values.get("extra_cflags", ()),
         size_profile=values.get("size_profile") or default_profile(),
+        source_date_epoch=values.get("source_date_epoch"),
+        per_file_selection=values.get("per_file_selection", False),
         android=AndroidOptions(
             sdk=values.get("sdk"),
             ndk=values.get("ndk"),
@@ -514,6 +527,18 @@ def _as_default_ops(raw: Any, where: str, base: Path) -> str:
     return text
 
 
+def _as_epoch(raw: Any, where: str, base: Path) -> int:
+    """Seconds since 1970-01-01 UTC, as ``SOURCE_DATE_EPOCH`` holds them (0 included)."""
+    if isinstance(raw, str):
+        try:
+            raw = int(raw.strip())
+        except ValueError:
+            raise ConfigError(f"{where}: expected whole seconds since 1970, got {raw!r}") from None
+    if isinstance(raw, bool) or not isinstance(raw, int) or raw < 0:
+        raise ConfigError(f"{where}: expected whole seconds since 1970, got {raw!r}")
+    return raw
+
+
 def _as_size_profile(raw: Any, where: str, base: Path) -> str:
     text = _as_str(raw, where, base)
     _checked(where, check_choice, text, profile_names(), noun="size profile")
@@ -560,6 +585,7 @@ _PARSERS: dict[str, Callable[[Any, str, Path], Any]] = {
     "target": _as_target,
     "default_ops": _as_default_ops,
     "size_profile": _as_size_profile,
+    "epoch": _as_epoch,
     "mobile_types": _as_mobile_types,
     "java_package": _as_java_package,
     "jni_library": _as_jni_library,

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Literal
 
+from tfbuild.build.reproducible import Reproducibility
 from tfbuild.flavour import Flavour
 from tfbuild.toolchain.image_spec import ImageSpec, Mount
 from tfbuild.tree.mobile_types import MobileTypes
@@ -153,5 +154,7 @@ class BuildPlan:
     android_ndk: AndroidNdkUse | None = None
     mobile_types: MobileTypes | None = None
     """The type set of a mobile (Android, iOS) build of a tree, and why it was chosen."""
+    reproducibility: Reproducibility | None = None
+    """What the plan does for reproducible artifacts (:mod:`tfbuild.build.reproducible`)."""
     android_jni: AndroidJniRecord | None = None
     """The NDK a Makefile build for Android uses (None: no NDK, or another flavour)."""

@@ -12,7 +12,9 @@ import re
 import shlex
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 
+from tfbuild.build.per_file_selection import SELECTION_DIR
 from tfbuild.build.plan import AppliedSizeProfile, BuildPlan, Mount, Step
 from tfbuild.templating import render
 
@@ -36,13 +38,27 @@ def plan_text(plan: BuildPlan, *, notes: Iterable[str] = ()) -> str:
         output_dir=str(plan.output_dir),
         mounts=tuple(_mount(mount) for mount in plan.mounts),
         env=tuple(f"{key}={value}" for key, value in sorted(plan.env.items())),
-        generated=tuple(f"{file.path} ({len(file.content.splitlines())} lines)" for file in plan.generated_files),
+        generated=_generated(plan),
         steps=tuple(_step(step) for step in plan.steps),
         artifacts=tuple(f"{a.name} ({a.kind}) <- {a.path}" for a in plan.artifacts),
         fixups=tuple(f"{fix.name} (in step '{fix.step}'): {fix.why}" for fix in plan.fixups),
         size_profile=_size_profile(plan.size_profile),
         notes=(*plan.notes, *notes),
     )
+
+
+def _generated(plan: BuildPlan) -> tuple[str, ...]:
+    """The files written before the build; per-file selection headers as one line."""
+    shown, selection = [], []
+    for file in plan.generated_files:
+        if SELECTION_DIR in file.path.parts:
+            selection.append(file)
+        else:
+            shown.append(f"{file.path} ({len(file.content.splitlines())} lines)")
+    if selection:
+        root = Path(*selection[0].path.parts[: selection[0].path.parts.index(SELECTION_DIR) + 1])
+        shown.append(f"{root}/ ({len(selection)} per-file selection headers)")
+    return tuple(shown)
 
 
 def _image(plan: BuildPlan) -> str:

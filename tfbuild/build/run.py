@@ -41,11 +41,12 @@ from tfbuild.build.flavours import HEADER_NAME, HEADER_SUBDIR, InstalledTensorFl
 from tfbuild.build.manifest import TensorFlowRecord, make_manifest, write_manifest
 from tfbuild.build.op_library import OpsLibraryPlan
 from tfbuild.build.options import BuildOptions
+from tfbuild.build.per_file_selection import PerFileSelection
 from tfbuild.build.plan import BuildPlan
 from tfbuild.build.plan_text import plan_text
 from tfbuild.build.prerequisites import Prerequisite, check_prerequisites, check_xcode, require_prerequisites
 from tfbuild.build.size_profiles import hot_kernel_files
-from tfbuild.errors import TfbuildError
+from tfbuild.errors import ConfigError, TfbuildError
 from tfbuild.fileio import atomic_write_text, unified_diff
 from tfbuild.flavour import Flavour
 from tfbuild.log import Logger
@@ -216,6 +217,7 @@ def run_build(options: BuildOptions, *, console: Console | None = None) -> Build
     plan = plan_build(
         options, header_text=header_text, tree=tree, tensorflow=tensorflow, flavour=flavour,
         hot_files=_hot_files(analysis, work), mobile_types=_mobile_types(analysis, work, profile.platform, options),
+        selection=_per_file_selection(options, work, flavour),
     )
     # A stock build (--default-ops all) selects nothing: no edits to plan, no selection to check.
     # Its figures are the baseline the size report compares selective builds with.
@@ -378,6 +380,33 @@ def _hot_files(analysis: Analysis, work: TreeWork | None) -> tuple[str, ...]:
         return ()
     needs = [KernelNeed(requirement.op, requirement.kernel_classes) for requirement in analysis.ops]
     return hot_kernel_files(needs, work.index)
+
+
+def _per_file_selection(options: BuildOptions, work: TreeWork | None, flavour: Flavour) -> PerFileSelection | None:
+    """Each source's own selection, for ``--per-file-selection`` (:mod:`tfbuild.build.per_file_selection`):
+    the sources the Makefile compiles that register something, that is ``tf_op_files.txt`` and
+    the files the build's edits add to it (those registering a selected kernel or op)."""
+    if not options.per_file_selection:
+        return None
+    if flavour != Flavour.MAKEFILE:
+        raise ConfigError(
+            f"per-file selection is for the Makefile flavour, not {flavour}",
+            hint="build with --flavour makefile, or leave out --per-file-selection (Bazel would need each "
+            "file's header declared as an input of its compile action)",
+        )
+    if work is None or work.header.registers_everything:
+        return None  # an op library, or a stock build: nothing to split
+    from tfbuild.build.per_file_selection import per_file_selection
+    from tfbuild.tree.build_files.op_files_list import OP_FILES_LIST, listed_paths
+    from tfbuild.tree.op_def_index import build_op_defs
+
+    listed = work.tree.root / OP_FILES_LIST
+    sources = set(listed_paths(listed.read_text(encoding="utf-8", errors="replace"))) if listed.is_file() else set()
+    op_files = dict(build_op_defs(work.tree.root).files)
+    for requirement in work.needs().ops:
+        sources.update(work.index.files_for_op(requirement.op))
+        sources.update(op_files.get(requirement.op, ()))
+    return per_file_selection(work.header, work.index, op_files, sources)
 
 
 MOBILE_PLATFORMS = frozenset({"android", "ios"})

@@ -10,6 +10,7 @@ iOS plans be tested on a machine with neither an NDK nor Xcode.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from typing import Final, Protocol
 
@@ -17,7 +18,9 @@ from tfbuild.build.flavours import bazel, makefile, ops_library
 from tfbuild.build.flavours.layout import HEADER_NAME, HEADER_SUBDIR, PlanRequest
 from tfbuild.build.op_library import InstalledTensorFlow
 from tfbuild.build.options import BuildOptions
+from tfbuild.build.per_file_selection import PerFileSelection
 from tfbuild.build.plan import BuildPlan
+from tfbuild.build.reproducible import EPOCH_VARIABLE, Reproducibility, choose_epoch
 from tfbuild.errors import ConfigError, SourceTreeError
 from tfbuild.flavour import Flavour
 from tfbuild.toolchain.targets import TargetProfile, get_target
@@ -58,6 +61,7 @@ def plan_build(
     flavour: Flavour | None = None,
     hot_files: tuple[str, ...] = (),
     mobile_types: MobileTypes | None = None,
+    selection: PerFileSelection | None = None,
 ) -> BuildPlan:
     """The plan for ``options``: which flavour (``flavour``, else :func:`choose_flavour`), then
     that flavour's planner. ``tree`` is required for the Makefile and Bazel flavours,
@@ -65,8 +69,25 @@ def plan_build(
     kernels, for the size profile; ``mobile_types`` the type set of a mobile build."""
     profile = get_target(options.target)
     chosen = Flavour(flavour) if flavour else choose_flavour(options, profile, tree)
-    request = PlanRequest(options, profile, chosen, header_text, tree, tensorflow, hot_files, mobile_types)
-    return PLANNERS[chosen].plan(request)
+    if selection is not None and chosen != Flavour.MAKEFILE:
+        raise ConfigError(
+            f"per-file selection is for the Makefile flavour, not {chosen}",
+            hint="build with --flavour makefile, or leave out --per-file-selection (Bazel would need each "
+            "file's header declared as an input of its compile action)",
+        )
+    request = PlanRequest(options, profile, chosen, header_text, tree, tensorflow, hot_files, mobile_types, selection)
+    return _with_build_time(PLANNERS[chosen].plan(request), options, tree)
+
+
+def _with_build_time(plan: BuildPlan, options: BuildOptions, tree: TreeFacts | None) -> BuildPlan:
+    """``plan`` with every step run at one ``SOURCE_DATE_EPOCH`` (:mod:`tfbuild.build.reproducible`)."""
+    epoch, origin = choose_epoch(options.source_date_epoch, tree.root if tree is not None else None)
+    made = plan.reproducibility or Reproducibility()
+    return dataclasses.replace(
+        plan,
+        env={**plan.env, EPOCH_VARIABLE: str(epoch)},
+        reproducibility=dataclasses.replace(made, source_date_epoch=epoch, epoch_from=origin),
+    )
 
 
 def choose_flavour(options: BuildOptions, profile: TargetProfile, tree: TreeFacts | None) -> Flavour:

@@ -17,6 +17,7 @@ from pathlib import Path, PurePosixPath
 
 from tfbuild.build.op_library import InstalledTensorFlow
 from tfbuild.build.options import BuildOptions
+from tfbuild.build.per_file_selection import PerFileSelection
 from tfbuild.build.plan import GeneratedFile, ImageSpec, Mount
 from tfbuild.errors import ConfigError
 from tfbuild.flavour import Flavour
@@ -54,6 +55,8 @@ class PlanRequest:
     :func:`~tfbuild.build.size_profiles.hot_kernel_files`), for size profiles that compile them apart."""
     mobile_types: MobileTypes | None = None
     """The type set of a mobile build (:mod:`tfbuild.tree.mobile_types`); None: the full set."""
+    selection: PerFileSelection | None = None
+    """Each source's own selection (``--per-file-selection``); None: the one header for all."""
 
     @property
     def header_path(self) -> Path:
@@ -102,7 +105,8 @@ def tree_header_file(request: PlanRequest) -> GeneratedFile:
     """The header at :data:`TREE_HEADER` in the tree. Every flavour writes it, so a copy left by
     an earlier build of another app can never be picked up ahead of ``-I <header dir>``."""
     assert request.tree is not None
-    return GeneratedFile(path=request.tree.root / TREE_HEADER, content=request.header_text)
+    content = request.selection.dispatcher() if request.selection is not None else request.header_text
+    return GeneratedFile(path=request.tree.root / TREE_HEADER, content=content)
 
 
 def container_layout(

@@ -64,7 +64,9 @@ from tfbuild.build.flavours.layout import (
     toolchain_image,
     tree_header_file,
 )
+from tfbuild.build.per_file_selection import SELECTION_DIR, SELECTION_MAKEFILE
 from tfbuild.build.plan import AndroidNdkUse, AppliedSizeProfile, Artifact, BuildPlan, GeneratedFile, Step
+from tfbuild.build.reproducible import Reproducibility, deterministic_ar_flags, prefix_maps
 from tfbuild.build.size_profiles import apply_size_profile
 from tfbuild.flavour import Flavour
 from tfbuild.templating import render
@@ -72,6 +74,7 @@ from tfbuild.toolchain.android_ndk import CONTAINER_HOST, build_machine_host, in
 from tfbuild.toolchain.targets import Linker, MakefileProfile, fill
 from tfbuild.toolchain.tf_versions import ndk_majors_text, tree_requirements
 from tfbuild.tree.build_files.op_files_list import OP_FILES_LIST
+from tfbuild.tree.contrib_makefile import makefile_variables
 from tfbuild.tree.facts import MAKEFILE, MAKEFILE_DIR
 
 __all__ = ["DOWNLOAD_STEP", "MAKEFILE", "MAKEFILE_NDK_API_LEVEL", "PROFILE_MAKEFILE", "dependencies_only", "plan"]
@@ -87,6 +90,8 @@ SELECTIVE_FLAGS = ("-DSELECTIVE_REGISTRATION", "-DSUPPORT_SELECTIVE_REGISTRATION
 FULL_TYPES = "-D__ANDROID_TYPES_FULL__"
 PROFILE_MAKEFILE = "tfbuild-profile.mk"
 GEN_DIR = "gen"
+SELECTION_BASE = f"{MAKEFILE_DIR}/{GEN_DIR}/{SELECTION_DIR}"
+"""Per-file selection headers, relative to the tree's root (the Makefile's git-ignored gen/)."""
 FLAGS_STAMP = "tfbuild-build-flags.sha256"
 BUILT_WITH_TARGET_FLAGS = ("obj", "dep", "lib", "bin")
 """What the Makefile builds under ``gen/`` with the target's flags (every target's, below
@@ -127,7 +132,8 @@ def plan(request: PlanRequest) -> BuildPlan:
         request.tree.version,
         values=values,
     )
-    generated = (header_file(request), tree_header_file(request), *((profile_mk,) if profile_mk else ()))
+    generated = (header_file(request), tree_header_file(request), *((profile_mk,) if profile_mk else ()),
+                 *_selection_files(request))
     jni = makefile.jni_library(size, artifacts) if clang is not None else None
     if jni is not None:
         steps, generated = (*steps, *jni.steps), (*generated, *jni.generated_files)
@@ -141,10 +147,11 @@ def plan(request: PlanRequest) -> BuildPlan:
         generated_files=generated,
         artifacts=artifacts,
         output_dir=request.options.output_dir,
-        env=env,
+        env={**env, **({"ZERO_AR_DATE": "1"} if request.profile.platform == "ios" else {})},
         fixups=fixups,
         size_profile=size,
-        notes=(*(adapter.notes if adapter else ()), *makefile.notes,
+        reproducibility=makefile.reproducibility(),
+        notes=(*(adapter.notes if adapter else ()), *makefile.notes, *_selection_notes(request),
                *((request.mobile_types.note(),) if request.mobile_types else ()), *(jni.notes if jni else ())),
         android_ndk=_ndk_use(adapter, profile),
         mobile_types=request.mobile_types,
@@ -171,6 +178,30 @@ def _size_profile(request: PlanRequest, linker: Linker) -> AppliedSizeProfile:
         note = f"not compiled apart (no make rule can name them): {', '.join(skipped)}"
         size = dataclasses.replace(size, notes=(*size.notes, note))
     return size
+
+
+def _selection_notes(request: PlanRequest) -> tuple[str, ...]:
+    if request.selection is None:
+        return ()
+    count = len(request.selection.files)
+    return (f"per-file selection: {count} kernel and op sources each see only their own selection "
+            f"({SELECTION_BASE}/, {MAKEFILE_DIR}/{GEN_DIR}/{SELECTION_MAKEFILE}); the tree's "
+            "ops_to_register.h dispatches to them and names no op, so it is the same for every app",)
+
+
+def _selection_files(request: PlanRequest) -> tuple[GeneratedFile, ...]:
+    """Under per-file selection: each source's header beside the build's, and the makefile of
+    per-object flags (:mod:`tfbuild.build.per_file_selection`)."""
+    selection = request.selection
+    if selection is None:
+        return ()
+    assert request.tree is not None
+    headers = selection.headers(request.tree.root, SELECTION_BASE)
+    return (
+        *(GeneratedFile(path=path, content=text) for path, text in headers.items()),
+        GeneratedFile(path=request.tree.root / MAKEFILE_DIR / GEN_DIR / SELECTION_MAKEFILE,
+                      content=selection.makefile(SELECTION_BASE)),
+    )
 
 
 def _profile_makefile(request: PlanRequest, size: AppliedSizeProfile) -> GeneratedFile | None:
@@ -334,14 +365,58 @@ class _Makefile:
             ANDROID_TYPES=self._android_types(),
             OPTFLAGS=" ".join(self._optflags(size)),
         )
+        ar_flags = self._ar_flags()
+        if ar_flags is not None:
+            variables["ARFLAGS"] = ar_flags
         makefiles = ("-f", MAKEFILE, *(("-f", str(profile_mk)) if profile_mk is not None else ()))
+        if self.request.selection is not None:
+            makefiles = (*makefiles, "-f", f"{MAKEFILE_DIR}/{GEN_DIR}/{SELECTION_MAKEFILE}")
         return ("make", *makefiles, f"-j{options.jobs}", *(f"{name}={value}" for name, value in variables.items()))
 
     def _optflags(self, size: AppliedSizeProfile) -> tuple[str, ...]:
-        """``OPTFLAGS``: the target's, the size profile's, selection, the header, --extra-cflag."""
+        """``OPTFLAGS``: the target's, the size profile's, selection, the header, the prefix
+        maps, --extra-cflag."""
         options = self.request.options
-        return (*self.profile.optflags, *size.cflags, *SELECTIVE_FLAGS, f"-I{self.layout.header_dir}",
+        # Under per-file selection the sources find their headers through -I. (the tree's
+        # root) and the build's header directory stays off the command line: it is in the
+        # output directory, which differs from app to app, and a new command line rebuilds all.
+        header = () if self.request.selection is not None else (f"-I{self.layout.header_dir}",)
+        return (*self.profile.optflags, *size.cflags, *SELECTIVE_FLAGS, *header, *self._prefix_maps(),
                 *options.extra_cflags)
+
+    @property
+    def _gcc_ndk(self) -> bool:
+        """The old-NDK plan: the NDK's GCC 4.9, which has no ``-ffile-prefix-map``."""
+        return self.adapter is not None and self.clang is None
+
+    def _prefix_maps(self) -> tuple[str, ...]:
+        """The tree's root as ``.`` and the header's directory as ``tfbuild-header`` in every
+        ``__FILE__`` and debug path (:mod:`tfbuild.build.reproducible`)."""
+        if self._gcc_ndk:
+            return ()
+        if self.request.selection is not None:
+            return prefix_maps({self.src: "."})
+        return prefix_maps({self.src: ".", self.layout.header_dir: "tfbuild-header"})
+
+    def reproducibility(self) -> Reproducibility:
+        """What this plan does for reproducible artifacts; the build's time is chosen later."""
+        not_identical = []
+        if self._gcc_ndk:
+            not_identical.append("objects keep the tree's path in __FILE__: the NDK's GCC 4.9 has no -ffile-prefix-map")
+        ar_flags = self._ar_flags()
+        if ar_flags is None:
+            not_identical.append("archives on Apple platforms: Apple's ar has no D modifier (ZERO_AR_DATE=1 is set)")
+        return Reproducibility(prefix_maps=self._prefix_maps(), ar_flags=ar_flags, not_identical=tuple(not_identical))
+
+    def _ar_flags(self) -> str | None:
+        """The tree's ``ARFLAGS`` for this target with ``D``; None on Apple platforms."""
+        if self.request.profile.platform == "ios":
+            return None
+        tree = self.request.tree
+        assert tree is not None
+        text = (tree.root / MAKEFILE).read_text(encoding="utf-8", errors="replace")
+        given = {name: value for name, value in self.profile.variables.items() if name in ("TARGET", "ANDROID_ARCH")}
+        return deterministic_ar_flags(makefile_variables(text, given, ("ARFLAGS",))["ARFLAGS"])
 
     def _android_types(self) -> str:
         return self.request.mobile_types.flag if self.request.mobile_types else FULL_TYPES
