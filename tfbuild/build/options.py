@@ -461,15 +461,20 @@ def _as_bool(raw: Any, where: str, base: Path) -> bool:
     raise ConfigError(f"{where}: expected true or false, got {raw!r}", hint=f"use one of: {', '.join(_TRUE + _FALSE)}")
 
 
-def _as_int(raw: Any, where: str, base: Path) -> int:
+def _whole_number(raw: Any, where: str, *, least: int, what: str) -> int:
+    """``raw`` (a TOML integer or an environment string) as an int of at least ``least``."""
     if isinstance(raw, str):
         try:
             raw = int(raw.strip())
         except ValueError:
             raise ConfigError(f"{where}: expected a whole number, got {raw!r}") from None
-    if isinstance(raw, bool) or not isinstance(raw, int) or raw <= 0:
-        raise ConfigError(f"{where}: expected a positive whole number, got {raw!r}")
+    if isinstance(raw, bool) or not isinstance(raw, int) or raw < least:
+        raise ConfigError(f"{where}: expected {what}, got {raw!r}")
     return raw
+
+
+def _as_int(raw: Any, where: str, base: Path) -> int:
+    return _whole_number(raw, where, least=1, what="a positive whole number")
 
 
 def _as_seconds(raw: Any, where: str, base: Path) -> float:
@@ -529,14 +534,7 @@ def _as_default_ops(raw: Any, where: str, base: Path) -> str:
 
 def _as_epoch(raw: Any, where: str, base: Path) -> int:
     """Seconds since 1970-01-01 UTC, as ``SOURCE_DATE_EPOCH`` holds them (0 included)."""
-    if isinstance(raw, str):
-        try:
-            raw = int(raw.strip())
-        except ValueError:
-            raise ConfigError(f"{where}: expected whole seconds since 1970, got {raw!r}") from None
-    if isinstance(raw, bool) or not isinstance(raw, int) or raw < 0:
-        raise ConfigError(f"{where}: expected whole seconds since 1970, got {raw!r}")
-    return raw
+    return _whole_number(raw, where, least=0, what="whole seconds since 1970")
 
 
 def _as_size_profile(raw: Any, where: str, base: Path) -> str:
