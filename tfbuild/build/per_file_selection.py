@@ -108,7 +108,6 @@ def per_file_selection(
         for file in defining:
             ops_by_file.setdefault(file, set()).add(op)
     wanted = set(sources)
-    selected_classes = {_squeeze(name) for name in header.kernel_classes}
     files = []
     for source in sorted(wanted & set(ops_by_file)):
         if not _PLAIN_PATH.fullmatch(source):
@@ -117,8 +116,7 @@ def per_file_selection(
         files.append(FileSelection(
             source=source,
             ops=tuple(sorted(op for op in ops_by_file[source] if op in header.ops)),
-            kernel_classes=tuple(name for name in header.kernel_classes
-                                 if _squeeze(name) in registered and _squeeze(name) in selected_classes),
+            kernel_classes=tuple(name for name in header.kernel_classes if _squeeze(name) in registered),
         ))
     return PerFileSelection(tuple(files), "SymbolicGradient" in header.ops, header.op_granularity)
 
