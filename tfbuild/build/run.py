@@ -46,7 +46,7 @@ from tfbuild.build.plan import BuildPlan
 from tfbuild.build.plan_text import plan_text
 from tfbuild.build.prerequisites import Prerequisite, check_prerequisites, check_xcode, require_prerequisites
 from tfbuild.build.size_profiles import hot_kernel_files
-from tfbuild.errors import ConfigError, TfbuildError
+from tfbuild.errors import TfbuildError
 from tfbuild.fileio import atomic_write_text, unified_diff
 from tfbuild.flavour import Flavour
 from tfbuild.log import Logger
@@ -386,14 +386,8 @@ def _per_file_selection(options: BuildOptions, work: TreeWork | None, flavour: F
     """Each source's own selection, for ``--per-file-selection`` (:mod:`tfbuild.build.per_file_selection`):
     the sources the Makefile compiles that register something, that is ``tf_op_files.txt`` and
     the files the build's edits add to it (those registering a selected kernel or op)."""
-    if not options.per_file_selection:
-        return None
-    if flavour != Flavour.MAKEFILE:
-        raise ConfigError(
-            f"per-file selection is for the Makefile flavour, not {flavour}",
-            hint="build with --flavour makefile, or leave out --per-file-selection (Bazel would need each "
-            "file's header declared as an input of its compile action)",
-        )
+    if not options.per_file_selection or flavour != Flavour.MAKEFILE:
+        return None  # choose_flavour refused the other flavours
     if work is None or work.header.registers_everything:
         return None  # an op library, or a stock build: nothing to split
     from tfbuild.build.per_file_selection import per_file_selection

@@ -69,12 +69,6 @@ def plan_build(
     kernels, for the size profile; ``mobile_types`` the type set of a mobile build."""
     profile = get_target(options.target)
     chosen = Flavour(flavour) if flavour else choose_flavour(options, profile, tree)
-    if selection is not None and chosen != Flavour.MAKEFILE:
-        raise ConfigError(
-            f"per-file selection is for the Makefile flavour, not {chosen}",
-            hint="build with --flavour makefile, or leave out --per-file-selection (Bazel would need each "
-            "file's header declared as an input of its compile action)",
-        )
     request = PlanRequest(options, profile, chosen, header_text, tree, tensorflow, hot_files, mobile_types, selection)
     return _with_build_time(PLANNERS[chosen].plan(request), options, tree)
 
@@ -117,6 +111,12 @@ def choose_flavour(options: BuildOptions, profile: TargetProfile, tree: TreeFact
         raise SourceTreeError(
             f"{tree.root}: TensorFlow {tree.version} has no tensorflow/contrib/makefile (removed in 2.1)",
             hint="build it with --flavour bazel",
+        )
+    if options.per_file_selection and flavour != Flavour.MAKEFILE:
+        raise ConfigError(
+            f"per-file selection is for the Makefile flavour, not {flavour}",
+            hint="build with --flavour makefile, or leave out --per-file-selection (Bazel would need each "
+            "file's header declared as an input of its compile action)",
         )
     if flavour == Flavour.OPS_LIBRARY:
         if profile.ops_library is None:

@@ -34,6 +34,7 @@ profile covers TensorFlow's objects and the benchmark; protobuf and nsync keep t
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import re
 from pathlib import PurePosixPath
@@ -384,6 +385,12 @@ class _Makefile:
         return (*self.profile.optflags, *size.cflags, *SELECTIVE_FLAGS, *header, *self._prefix_maps(),
                 *options.extra_cflags)
 
+    @functools.cached_property
+    def _makefile_text(self) -> str:
+        """The tree's contrib Makefile, read once for the variables derived from it."""
+        assert self.request.tree is not None
+        return (self.request.tree.root / MAKEFILE).read_text(encoding="utf-8", errors="replace")
+
     @property
     def _gcc_ndk(self) -> bool:
         """The old-NDK plan: the NDK's GCC 4.9, which has no ``-ffile-prefix-map``."""
@@ -414,7 +421,7 @@ class _Makefile:
             return None
         tree = self.request.tree
         assert tree is not None
-        text = (tree.root / MAKEFILE).read_text(encoding="utf-8", errors="replace")
+        text = self._makefile_text
         given = {name: value for name, value in self.profile.variables.items() if name in ("TARGET", "ANDROID_ARCH")}
         return deterministic_ar_flags(makefile_variables(text, given, ("ARFLAGS",))["ARFLAGS"])
 
@@ -434,7 +441,7 @@ class _Makefile:
         op_files = tree.root / OP_FILES_LIST
         return plan_jni_library(JniLibraryRequest(
             toolchain=dataclasses.replace(clang, launcher=None),
-            makefile_text=(tree.root / MAKEFILE).read_text(encoding="utf-8", errors="replace"),
+            makefile_text=self._makefile_text,
             android_arch=self.request.profile.arch,
             target=self.request.profile.name,
             references={"OPTFLAGS": " ".join(self._optflags(size)), "MAKEFILE_DIR": str(self.mk),
@@ -457,7 +464,7 @@ class _Makefile:
         assert clang is not None
         assert adapter is not None
         assert tree is not None
-        text = (tree.root / MAKEFILE).read_text(encoding="utf-8", errors="replace")
+        text = self._makefile_text
         abi, api, host = clang.build.abi_triple, clang.api_level, self.host
         variables, notes = make_variables(
             clang, text, self.request.profile.arch,
