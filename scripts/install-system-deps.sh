@@ -4,7 +4,9 @@
 # running cross-built programs, clang/lld/llvm 19 for the Android NDK stand-in
 # (../shared/android-ndk-mini, whose bin/ scripts run them), debootstrap + docker.io for
 # toolchain images, npm for Bazel, chromium to render the size report's HTML page headless;
-# aapt (with aapt2), android-framework-res and a JDK to build and validate the Android AAR.
+# aapt (with aapt2), android-framework-res and a JDK to build and validate the Android AAR;
+# nginx-light (with its WebDAV module), the HTTP cache server the remote-cache tests start on
+# loopback for ccache and Bazel.
 # Safe to run again; uses sudo when not root.
 set -euo pipefail
 SUDO=""
@@ -17,6 +19,7 @@ packages=(
   docker.io debootstrap
   chromium
   aapt android-framework-res default-jdk-headless
+  nginx-light
 )
 missing=()
 for pkg in "${packages[@]}"; do
@@ -28,5 +31,14 @@ command -v npm >/dev/null || missing+=(npm)
 if [ "${#missing[@]}" -gt 0 ]; then
   export DEBIAN_FRONTEND=noninteractive
   $SUDO apt-get update -q
+  # Packages that would start a service (nginx on port 80) are installed without starting it:
+  # the tests start their own servers on loopback.
+  policy=""
+  if [ ! -e /usr/sbin/policy-rc.d ]; then
+    policy=/usr/sbin/policy-rc.d
+    printf '#!/bin/sh\nexit 101\n' | $SUDO tee "$policy" >/dev/null
+    $SUDO chmod 0755 "$policy"
+  fi
   $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
+  if [ -n "$policy" ]; then $SUDO rm -f "$policy"; fi
 fi

@@ -69,6 +69,11 @@ def _android_packaging_ready() -> str | None:
             if missing else None)
 
 
+def _nginx_ready() -> str | None:
+    found = shutil.which("nginx") or ("/usr/sbin/nginx" if Path("/usr/sbin/nginx").exists() else None)
+    return None if found else "nginx not installed (apt-get install nginx-light)"
+
+
 _PROBES = {
     "docker": _docker_ready,
     "bazel": _bazel_ready,
@@ -77,6 +82,7 @@ _PROBES = {
     "chromium": _chromium_ready,
     "android_ndk": _android_ndk_ready,
     "android_packaging": _android_packaging_ready,
+    "nginx": _nginx_ready,
 }
 
 

@@ -104,7 +104,8 @@ def test_every_option_can_come_from_each_layer_it_declares(tmp_path):
         "str": "x", "path": "p", "paths": "p", "bool": "true", "int": "5", "seconds": "9",
         "words": "-a -b", "choice": "bazel", "name": "n", "target": "pi-armv7", "granularity": "op",
         "default_ops": "", "size_profile": "small", "mobile_types": "slim", "java_package": "com.example.app",
-        "jni_library": "app_tf", "epoch": "1700000000",
+        "jni_library": "app_tf", "epoch": "1700000000", "cache_url": "http://cache:8080/tf",
+        "distcc_hosts": "10.0.0.5:3632/8 10.0.0.6",
     }
     for spec in OPTIONS:
         if spec.name == "app":
@@ -113,7 +114,7 @@ def test_every_option_can_come_from_each_layer_it_declares(tmp_path):
         if spec.name != "target":
             env["TFBUILD_TARGET"] = "linux-x86_64"
         options = resolve(env=env, cwd=tmp_path)
-        flat = {**vars(options), **vars(options.android), **vars(options.header)}
+        flat = {**vars(options), **vars(options.android), **vars(options.header), **vars(options.remote)}
         assert flat[spec.name] not in (None, (), False), spec.name
 
 

@@ -128,7 +128,7 @@ def execute_plan(
         image_id = None
         runner: _Runner
         if plan.image is None:
-            runner = _LocalRunner(plan.env)
+            runner = _LocalRunner({**plan.env, **plan.secret_env})
         else:
             image_id, box = _start_container(plan, plan.image, stack, log, progress)
             runner = _ContainerRunner(box)
@@ -153,7 +153,10 @@ def _start_container(
         progress.last(line)
 
     image_id = ensure_image(image, log=image_log).image_id
-    config = ContainerConfig(image=image.tag, mounts=plan.mounts, env=dict(plan.env), name_hint=plan.target)
+    config = ContainerConfig(
+        image=image.tag, mounts=plan.mounts, env={**plan.env, **plan.secret_env}, name_hint=plan.target,
+        network=plan.network or "bridge",
+    )
     return image_id, stack.enter_context(BuildContainer(config))
 
 

@@ -100,6 +100,7 @@ class Manifest:
     fixups: tuple[dict[str, str], ...] = ()  # the toolchain fix-ups applied (local builds too): name, why, step
     reproducibility: Reproducibility | None = None  # SOURCE_DATE_EPOCH, prefix maps, ar flags, known differences
     effective_flags: tuple[CommandRecord, ...] = ()  # the make, compiler and Bazel command lines that ran
+    compile_cache: dict[str, Any] | None = None  # ccache's or Bazel's own counts: remote and local hits
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), indent=2) + "\n"
@@ -114,6 +115,7 @@ def make_manifest(
     tensorflow: TensorFlowRecord,
     image_id: str | None,
     now: _dt.datetime | None = None,
+    compile_cache: dict[str, Any] | None = None,
 ) -> Manifest:
     """Describe a finished build; reads (and digests) the header, models and artifacts."""
     kinds = {artifact.name: artifact.kind for artifact in plan.artifacts}
@@ -145,6 +147,7 @@ def make_manifest(
         fixups=tuple(asdict(fixup) for fixup in plan.fixups),
         reproducibility=plan.reproducibility,
         effective_flags=effective_flags(plan),
+        compile_cache=compile_cache,
     )
 
 

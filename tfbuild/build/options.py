@@ -32,6 +32,7 @@ from tfbuild.build.android.names import (
     check_java_package,
     check_library_name,
 )
+from tfbuild.build.remote import RemoteOptions, SecretUrl, parse_cache_url, parse_distcc_hosts
 from tfbuild.build.size_profiles import default_profile, profile_names
 from tfbuild.config import check_choice, read_toml
 from tfbuild.errors import ConfigError
@@ -105,6 +106,8 @@ class BuildOptions:
     :mod:`tfbuild.build.reproducible`)."""
     app: str | None = None
     """The ``[apps.NAME]`` of tfbuild.toml this build is for (None: the file's ``[build]`` alone)."""
+    remote: RemoteOptions = field(default_factory=RemoteOptions)
+    """The fleet's shared compile cache and distcc workers (:mod:`tfbuild.build.remote`)."""
 
 
 @dataclass(frozen=True)
@@ -128,6 +131,8 @@ class BuildTable:
     size_profile: str | None = None
     source_date_epoch: int | None = None
     per_file_selection: bool | None = None
+    remote_cache: str | None = None
+    distcc_hosts: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -228,6 +233,9 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec("per_file_selection", "build", "per_file_selection", ("TFBUILD_PER_FILE_SELECTION",), "bool"),
     OptionSpec("source_date_epoch", "build", "source_date_epoch", ("TFBUILD_SOURCE_DATE_EPOCH",), "epoch",
                ("SOURCE_DATE_EPOCH",)),
+    OptionSpec("remote_cache", "build", "remote_cache", ("TFBUILD_REMOTE_CACHE",), "cache_url"),
+    OptionSpec("distcc_hosts", "build", "distcc_hosts", ("TFBUILD_DISTCC_HOSTS",), "distcc_hosts",
+               flag="--distcc-host"),
     OptionSpec("default_ops", "header", "default_ops", ("TFBUILD_DEFAULT_OPS",), "default_ops"),
     OptionSpec("granularity", "header", "granularity", ("TFBUILD_HEADER_GRANULARITY",), "granularity"),
     OptionSpec("sdk", "android", "sdk", ("TFBUILD_ANDROID_SDK",), "path", ("ANDROID_SDK_HOME", "ANDROID_HOME")),
@@ -360,6 +368,7 @@ def _build_options(
             jni_library=values.get("jni_library", DEFAULT_JNI_LIBRARY),
         ),
         config_file=config_path,
+        remote=RemoteOptions(remote_cache=values.get("remote_cache"), distcc_hosts=values.get("distcc_hosts", ())),
     )
 
 
@@ -537,6 +546,18 @@ def _as_epoch(raw: Any, where: str, base: Path) -> int:
     return _whole_number(raw, where, least=0, what="whole seconds since 1970")
 
 
+def _as_cache_url(raw: Any, where: str, base: Path) -> SecretUrl:
+    if isinstance(raw, SecretUrl):
+        return raw
+    return parse_cache_url(_as_str(raw, where, base), where)
+
+
+def _as_distcc_hosts(raw: Any, where: str, base: Path) -> tuple[str, ...]:
+    if isinstance(raw, str):  # the environment: DISTCC_HOSTS' own form, words split on blanks
+        raw = raw.split()
+    return parse_distcc_hosts(_as_words(raw, where, base), where)
+
+
 def _as_size_profile(raw: Any, where: str, base: Path) -> str:
     text = _as_str(raw, where, base)
     _checked(where, check_choice, text, profile_names(), noun="size profile")
@@ -587,4 +608,6 @@ _PARSERS: dict[str, Callable[[Any, str, Path], Any]] = {
     "mobile_types": _as_mobile_types,
     "java_package": _as_java_package,
     "jni_library": _as_jni_library,
+    "cache_url": _as_cache_url,
+    "distcc_hosts": _as_distcc_hosts,
 }

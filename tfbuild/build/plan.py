@@ -158,3 +158,10 @@ class BuildPlan:
     """What the plan does for reproducible artifacts (:mod:`tfbuild.build.reproducible`)."""
     android_jni: AndroidJniRecord | None = None
     """The NDK a Makefile build for Android uses (None: no NDK, or another flavour)."""
+    secret_env: Mapping[str, str] = field(default_factory=dict, repr=False)
+    """Variables the build gets that may hold credentials (the remote cache URL,
+    :mod:`tfbuild.build.remote`): given to the container or local build only; plans, logs and
+    the manifest name them and never show their values."""
+    network: str | None = None
+    """The container's network: None for Docker's bridge, ``host`` when a cache or distcc
+    worker is on this machine's loopback."""

@@ -45,6 +45,7 @@ from tfbuild.build.per_file_selection import PerFileSelection
 from tfbuild.build.plan import BuildPlan
 from tfbuild.build.plan_text import plan_text
 from tfbuild.build.prerequisites import Prerequisite, check_prerequisites, check_xcode, require_prerequisites
+from tfbuild.build.remote import forget_cache_stats, read_cache_stats, stats_record
 from tfbuild.build.size_profiles import hot_kernel_files
 from tfbuild.errors import TfbuildError
 from tfbuild.fileio import atomic_write_text, unified_diff
@@ -249,7 +250,11 @@ def run_build(options: BuildOptions, *, console: Console | None = None) -> Build
 
     require_prerequisites(prerequisites)
     atomic_write_text(header_path, header_text)
+    forget_cache_stats(options.output_dir)
     executed, changed = _change_tree_and_execute(plan, tree, changes, options, console)
+    cache_stats = read_cache_stats(options.output_dir)
+    if cache_stats is not None:
+        notes.append(f"compile cache: {cache_stats.line()}")
     if changed is not None and changed.lines():
         notes.append(f"source tree: {'; '.join(changed.lines())}; undo with: {revert_command(changed.changes.root)}")
     with log.step("manifest and size report"):
@@ -260,6 +265,7 @@ def run_build(options: BuildOptions, *, console: Console | None = None) -> Build
             models=options.models,
             tensorflow=_tensorflow_record(tree, tensorflow, analysis.tensorflow_version),
             image_id=executed.image_id,
+            compile_cache=stats_record(cache_stats),
         )
         manifest_path = write_manifest(manifest, options.output_dir)
         report = _size_report(options.output_dir, notes)

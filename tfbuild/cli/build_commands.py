@@ -191,6 +191,13 @@ def build_command(
     ),
     base_image: str | None = typer.Option(None, "--base-image", help="Base image of the toolchain images."),
     cache_prefix: str | None = typer.Option(None, "--cache-prefix", help="Prefix of the cache volume names."),
+    remote_cache: str | None = typer.Option(
+        None, "--remote-cache",
+        help="Shared compile cache URL: http(s)/redis for ccache, http(s)/grpc for Bazel (user:password@ allowed).",
+    ),
+    distcc_hosts: list[str] = typer.Option(
+        [], "--distcc-host", help="A distccd worker as distcc names it, HOST:PORT/LIMIT (repeat; Makefile flavour)."
+    ),
     config: Path | None = _CONFIG,
     as_json: bool = typer.Option(
         False, "--json",
@@ -211,6 +218,7 @@ def build_command(
             "api_level": api_level, "build_tools": build_tools, "ndk_api_level": ndk_api_level,
             "mobile_types": mobile_types, "java_package": java_package, "jni_library": jni_library,
             "base_image": base_image, "cache_prefix": cache_prefix,
+            "remote_cache": remote_cache, "distcc_hosts": distcc_hosts or None,
         },
         config,
     )

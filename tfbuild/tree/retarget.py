@@ -210,8 +210,8 @@ def retarget_analysis(analysis: Analysis, index: KernelIndex, *, tree_name: str)
     """``analysis`` with every op's kernel classes replaced by the tree's own (see
     :func:`retarget_ops_and_kernels`), so a header rendered from it selects the kernels the tree
     actually registers. Ops the tree has no CPU kernel for become problems: they would fail on
-    the device, and the user hears it now. ``tree_name`` (a path or commit) is recorded as the
-    source of the class names in the header's comment block (see :func:`tree_name`).
+    the device, and the user hears it now. ``tree_name`` (a path or commit, see :func:`tree_name`)
+    names the tree in those problems.
     """
     result = retarget_ops_and_kernels(
         analysis.ops_and_kernels(), {r.op: r.dtypes for r in analysis.ops}, index
@@ -237,7 +237,9 @@ def retarget_analysis(analysis: Analysis, index: KernelIndex, *, tree_name: str)
         analysis,
         ops=ops,
         problems=analysis.problems + missing,
-        tensorflow_version=f"source tree {tree_name} (not the installed {analysis.tensorflow_version})",
+        # Not the tree's path or commit: every kernel includes the header, so a header that named
+        # them would make every object of every commit and checkout directory a cache miss.
+        tensorflow_version=f"source tree (not the installed {analysis.tensorflow_version})",
     )
     return retargeted, result
 

@@ -38,6 +38,7 @@ from tfbuild.build.flavours.layout import (
     tree_header_file,
 )
 from tfbuild.build.plan import AppliedSizeProfile, Artifact, BuildPlan, GeneratedFile, Step
+from tfbuild.build.remote import BAZEL_STEP_LOG, bazel_cache_argv, bazel_remote
 from tfbuild.build.size_profiles import apply_size_profile
 from tfbuild.build.workspace import apply_block, render_android_block, resolve_android_repositories
 from tfbuild.errors import ConfigError
@@ -67,6 +68,9 @@ def plan(request: PlanRequest) -> BuildPlan:
     # A comma separates per_file_copt's patterns: a source named with one cannot be given apart.
     hot = tuple(source for source in request.hot_files if "," not in source)
     size = apply_size_profile(request.options.size_profile, linker=profile.linker, hot_files=hot)
+    bazel_version = requirements.bazel().value
+    remote = bazel_remote(request.options.remote, bazel_version=_version_tuple(bazel_version),
+                          in_container=in_container)
     generated = [header_file(request), tree_header_file(request)]
     if profile.needs_android_workspace:
         generated.append(_workspace_file(request, requirements, layout))
@@ -78,7 +82,13 @@ def plan(request: PlanRequest) -> BuildPlan:
             env=dict(requirements.table.configure_env),
             skip_if_exists=src / ".tf_configure.bazelrc",
         ),
-        Step(f"bazel build ({request.profile.name})", _bazel_argv(request, tree, profile, layout, labels, size), src),
+        Step(
+            f"bazel build ({request.profile.name})",
+            bazel_cache_argv(_bazel_argv(request, tree, profile, layout, labels, size),
+                             request.options.remote.remote_cache, _version_tuple(bazel_version)),
+            src,
+            log=request.options.output_dir / BAZEL_STEP_LOG,
+        ),
     ]
     artifacts = []
     for target, label in zip(profile.targets, labels, strict=True):
@@ -97,9 +107,15 @@ def plan(request: PlanRequest) -> BuildPlan:
         output_dir=request.options.output_dir,
         env={},
         size_profile=size,
-        notes=(request.mobile_types.note(),) if request.mobile_types else (),
+        notes=(*((request.mobile_types.note(),) if request.mobile_types else ()), *remote.notes),
         mobile_types=request.mobile_types,
+        secret_env=remote.secret_env,
+        network=remote.network,
     )
+
+
+def _version_tuple(version: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in re.findall(r"\d+", version)[:3])
 
 
 def _bazel_argv(

@@ -37,6 +37,7 @@ import dataclasses
 import functools
 import hashlib
 import re
+from collections.abc import Mapping
 from pathlib import PurePosixPath
 
 from tfbuild.build.android.jni_library import JNI_DIR, JniLibraryPlan, JniLibraryRequest, plan_jni_library
@@ -67,6 +68,7 @@ from tfbuild.build.flavours.layout import (
 )
 from tfbuild.build.per_file_selection import SELECTION_DIR, SELECTION_MAKEFILE
 from tfbuild.build.plan import AndroidNdkUse, AppliedSizeProfile, Artifact, BuildPlan, GeneratedFile, Step
+from tfbuild.build.remote import CCACHE_STATS_FILE, makefile_remote
 from tfbuild.build.reproducible import Reproducibility, deterministic_ar_flags, prefix_maps
 from tfbuild.build.size_profiles import apply_size_profile
 from tfbuild.flavour import Flavour
@@ -111,6 +113,8 @@ def plan(request: PlanRequest) -> BuildPlan:
     layout = container_layout(request, ccache_volume=True) if dockerfile is not None else local_layout(request)
     image = toolchain_image(request, dockerfile) if dockerfile is not None else None
     env = {"CCACHE_DIR": str(layout.ccache)} if layout.ccache else {}
+    remote = makefile_remote(request.options.remote, has_ccache=layout.ccache is not None,
+                             in_container=layout.in_container, scratch=layout.scratch, jobs=request.options.jobs)
     artifacts = tuple(
         Artifact(path=_makefile_path(layout, spec.path), name=spec.name, kind=spec.kind) for spec in profile.artifacts
     )
@@ -120,7 +124,7 @@ def plan(request: PlanRequest) -> BuildPlan:
         clang = clang_toolchain(layout.ndk, host, adapter.clang, "ccache" if layout.ccache else None)
     size = _size_profile(request, clang.build.linker if clang else profile.linker)
     profile_mk = _profile_makefile(request, size)
-    makefile = _Makefile(request, profile, layout, adapter, clang, host)
+    makefile = _Makefile(request, profile, layout, adapter, clang, host, remote.env)
     values = None
     if clang is not None:
         makefile_dir = layout.tree_src / MAKEFILE_DIR
@@ -139,6 +143,9 @@ def plan(request: PlanRequest) -> BuildPlan:
     if jni is not None:
         steps, generated = (*steps, *jni.steps), (*generated, *jni.generated_files)
         artifacts = (*artifacts, jni.artifact)
+    if layout.ccache is not None:
+        steps = (*steps, Step("ccache statistics", ("ccache", "--print-stats"), layout.tree_src,
+                              log=request.options.output_dir / CCACHE_STATS_FILE))
     return BuildPlan(
         target=request.profile.name,
         flavour=Flavour.MAKEFILE,
@@ -153,10 +160,13 @@ def plan(request: PlanRequest) -> BuildPlan:
         size_profile=size,
         reproducibility=makefile.reproducibility(),
         notes=(*(adapter.notes if adapter else ()), *makefile.notes, *_selection_notes(request),
-               *((request.mobile_types.note(),) if request.mobile_types else ()), *(jni.notes if jni else ())),
+               *((request.mobile_types.note(),) if request.mobile_types else ()), *(jni.notes if jni else ()),
+               *remote.notes),
         android_ndk=_ndk_use(adapter, profile),
         mobile_types=request.mobile_types,
         android_jni=jni.record if jni else None,
+        secret_env=remote.secret_env,
+        network=remote.network,
     )
 
 
@@ -239,6 +249,7 @@ class _Makefile:
         adapter: NdkAdapter | None,
         clang: ClangToolchain | None,
         host: str,
+        remote_env: Mapping[str, str],
     ) -> None:
         self.request, self.profile, self.layout = request, profile, layout
         self.adapter, self.clang, self.host = adapter, clang, host
@@ -246,6 +257,7 @@ class _Makefile:
         self.src = layout.tree_src
         self.mk = self.src / MAKEFILE_DIR
         self.env = {"NDK_ROOT": str(layout.ndk)} if layout.ndk is not None else {}
+        self.env.update(remote_env)
         self.tags = frozenset({CLANG_TAG}) if clang is not None else frozenset()
 
     def steps(
@@ -266,6 +278,11 @@ class _Makefile:
             steps.append(self._target_nsync_step())
         argv = self._make_argv(size, profile_mk)
         steps.append(_forget_stale_objects(argv, profile_mk_file.content if profile_mk_file else "", self.src))
+        if "DISTCC_DIR" in self.env:  # distcc makes its lock directory there, not the parents
+            steps.append(Step("distcc: state directory", ("mkdir", "-p", self.env["DISTCC_DIR"]), self.src))
+        if self.layout.ccache is not None:
+            # The statistics the plan's last step prints are this build's (the volume outlives it).
+            steps.append(Step("ccache: zero the statistics", ("ccache", "--zero-stats"), self.src))
         steps.append(Step(f"build TensorFlow ({self.request.profile.name})", argv, self.src, env=self.env,
                           tags=self.tags, dry_run=("-n",)))
         return tuple(steps)
@@ -354,10 +371,13 @@ class _Makefile:
             "ndk_api_level": str(options.android.ndk_api_level or ""),
         }
         variables = {name: fill(value, **values) for name, value in profile.variables.items()}
-        if layout.ccache is not None:
-            variables.setdefault("CC_PREFIX", "ccache")
+        # ccache in front of the compiler; with distcc workers ccache hands its misses to distcc
+        # (CCACHE_PREFIX), or distcc stands in front itself when there is no ccache (--local).
+        prefix = "ccache" if layout.ccache is not None else "distcc" if options.remote.distcc_hosts else None
+        if prefix is not None:
+            variables.setdefault("CC_PREFIX", prefix)
             if "CXX" in variables:
-                variables["CXX"] = f"ccache {variables['CXX']}"
+                variables["CXX"] = f"{prefix} {variables['CXX']}"
         if self.clang is not None:
             variables.update(self._clang_variables())
         variables.update(

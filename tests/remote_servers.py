@@ -1,0 +1,167 @@
+"""Real servers the remote-cache and distcc tests start on this machine's loopback.
+
+- :func:`nginx_cache`: Debian's nginx with its WebDAV module, the HTTP cache ccache and Bazel
+  both speak (GET a key, PUT it back), optionally behind basic auth;
+- :func:`distccd_workers`: distccd in containers of the linux toolchain image, one per worker,
+  each on its own loopback port (the host's network, as the build container then uses).
+
+Both are context managers that stop what they started however the test ends.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import socket
+import subprocess
+import time
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from tfbuild.toolchain.engine import docker_client
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def wait_for_port(port: int, seconds: float = 20.0) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=0.5):
+            return
+        time.sleep(0.1)
+    raise TimeoutError(f"nothing listens on 127.0.0.1:{port} after {seconds} s")
+
+
+@dataclass
+class NginxCache:
+    """A running nginx: its URL (with the credentials when it has them), where it stores what
+    was PUT, and its access log."""
+
+    url: str
+    storage: Path
+    access_log: Path
+    process: subprocess.Popen[bytes]
+
+    def stored_files(self) -> list[Path]:
+        return [path for path in self.storage.rglob("*") if path.is_file()]
+
+    def requests(self, method: str) -> list[str]:
+        return [line for line in self.access_log.read_text().splitlines() if f'"{method} ' in line]
+
+    def failed_requests(self) -> list[str]:
+        """Requests the server answered with an error other than 404 (a cache miss)."""
+        lines = self.access_log.read_text().splitlines()
+        return [line for line in lines if (status := line.split('" ', 1)[-1].split(" ", 1)[0]) >= "400"
+                and status != "404"]
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            self.process.wait(timeout=20)
+
+
+NGINX_CONF = """\
+daemon off;
+{user}worker_processes 1;
+pid {root}/nginx.pid;
+error_log {root}/error.log info;
+events {{ worker_connections 256; }}
+http {{
+  access_log {root}/access.log;
+  client_body_temp_path {root}/body;
+  proxy_temp_path {root}/proxy;
+  fastcgi_temp_path {root}/fastcgi;
+  server {{
+    listen 127.0.0.1:{port};
+    client_max_body_size 0;
+    location / {{
+      root {root}/storage;
+      dav_methods PUT DELETE;
+      create_full_put_path on;
+      dav_access user:rw group:rw all:rw;
+{auth}    }}
+  }}
+}}
+"""
+
+
+@contextlib.contextmanager
+def nginx_cache(root: Path, *, path: str = "cache", username: str | None = None,
+                password: str | None = None) -> Iterator[NginxCache]:
+    """nginx with WebDAV PUT on a free loopback port, storing under ``root/storage``."""
+    nginx = shutil.which("nginx") or "/usr/sbin/nginx"  # tests that call this carry @nginx
+    root.mkdir(parents=True, exist_ok=True)
+    for name in ("storage", "body", "proxy", "fastcgi"):
+        (root / name).mkdir(exist_ok=True)
+    # Started by root, nginx would run its worker as nobody, who cannot enter pytest's private
+    # temporary directories: the worker stays root then (the server is the test's own).
+    user = "user root;\n" if os.geteuid() == 0 else ""
+    auth = ""
+    if username is not None:
+        (root / "htpasswd").write_text(f"{username}:{{PLAIN}}{password}\n")
+        auth = f'      auth_basic "cache";\n      auth_basic_user_file {root}/htpasswd;\n'
+    port = free_port()
+    (root / "nginx.conf").write_text(NGINX_CONF.format(root=root, port=port, auth=auth, user=user))
+    process = subprocess.Popen([nginx, "-p", str(root), "-e", str(root / "error.log"), "-c", str(root / "nginx.conf")],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    server = None
+    try:
+        wait_for_port(port)
+        credentials = f"{username}:{password}@" if username is not None else ""
+        server = NginxCache(f"http://{credentials}127.0.0.1:{port}/{path}", root / "storage",
+                            root / "access.log", process)
+        yield server
+    finally:
+        if process.poll() is None:
+            process.terminate()
+            process.wait(timeout=20)
+
+
+@dataclass
+class DistccWorker:
+    name: str
+    port: int
+
+    @property
+    def host(self) -> str:
+        return f"127.0.0.1:{self.port}/2"
+
+    def log(self) -> str:
+        container = docker_client().containers.get(self.name)
+        return container.logs().decode(errors="replace")
+
+    def compiled(self) -> int:
+        """Compiles this worker finished (distccd's own log lines)."""
+        return self.log().count("COMPILE_OK")
+
+
+@contextlib.contextmanager
+def distccd_workers(image: str, count: int = 2) -> Iterator[list[DistccWorker]]:
+    """``count`` distccd containers of ``image``, each its own worker on a loopback port."""
+    client = docker_client()
+    workers = []
+    try:
+        for _ in range(count):
+            port = free_port()
+            name = f"tfbuild-test-distccd-{uuid.uuid4().hex[:10]}"
+            client.containers.run(
+                image,
+                ["distccd", "--no-detach", "--daemon", "--log-stderr", "--log-level", "info",
+                 "--listen", "127.0.0.1", "--port", str(port), "--allow", "127.0.0.1", "--jobs", "2"],
+                name=name, detach=True, network_mode="host", user=f"{os.getuid()}:{os.getgid()}",
+                labels={"org.tfbuild.role": "test-distccd"},
+            )
+            workers.append(DistccWorker(name, port))
+            wait_for_port(port)
+        yield workers
+    finally:
+        for worker in workers:
+            with contextlib.suppress(Exception):
+                client.containers.get(worker.name).remove(force=True)
