@@ -74,6 +74,12 @@ def _nginx_ready() -> str | None:
     return None if found else "nginx not installed (apt-get install nginx-light)"
 
 
+def _buildgrid_ready() -> str | None:
+    from remote_servers import buildgrid_bgd
+
+    return None if buildgrid_bgd().exists() else "BuildGrid not installed (bash scripts/install-buildgrid.sh)"
+
+
 _PROBES = {
     "docker": _docker_ready,
     "bazel": _bazel_ready,
@@ -83,6 +89,7 @@ _PROBES = {
     "android_ndk": _android_ndk_ready,
     "android_packaging": _android_packaging_ready,
     "nginx": _nginx_ready,
+    "buildgrid": _buildgrid_ready,
 }
 
 

@@ -2,6 +2,7 @@
 
 - :func:`nginx_cache`: Debian's nginx with its WebDAV module, the HTTP cache ccache and Bazel
   both speak (GET a key, PUT it back), optionally behind basic auth;
+- :func:`buildgrid_cache`: BuildGrid (PyPI), a REAPI server, as Bazel's gRPC cache;
 - :func:`distccd_workers`: distccd in containers of the linux toolchain image, one per worker,
   each on its own loopback port (the host's network, as the build container then uses).
 
@@ -165,3 +166,62 @@ def distccd_workers(image: str, count: int = 2) -> Iterator[list[DistccWorker]]:
         for worker in workers:
             with contextlib.suppress(Exception):
                 client.containers.get(worker.name).remove(force=True)
+
+
+BUILDGRID_VERSION = "0.4.4"
+
+
+def buildgrid_bgd() -> Path:
+    """BuildGrid's ``bgd``, in the venv scripts/install-buildgrid.sh makes (under the default
+    tfbuild cache: the tests point TFBUILD_CACHE_DIR elsewhere)."""
+    return Path.home() / ".cache" / "tfbuild" / f"buildgrid-{BUILDGRID_VERSION}" / "bin" / "bgd"
+
+
+BUILDGRID_CONF = """\
+server:
+  - !channel
+    address: "127.0.0.1:{port}"
+    insecure-mode: true
+authorization:
+  method: none
+storages:
+  - !lru-storage &main-storage
+    size: 512MB
+caches:
+  - !lru-action-cache &main-action
+    storage: *main-storage
+    max-cached-refs: 100000
+    allow-updates: true
+    cache-failed-actions: false
+instances:
+  - name: "{instance}"
+    services:
+      - !action-cache
+        cache: *main-action
+      - !cas
+        storage: *main-storage
+      - !bytestream
+        storage: *main-storage
+"""
+
+
+@contextlib.contextmanager
+def buildgrid_cache(root: Path, *, instance: str = "") -> Iterator[str]:
+    """A BuildGrid REAPI server (ActionCache, CAS, ByteStream in memory) on a free loopback
+    port; yields its ``grpc://`` URL (with ``/instance`` when given)."""
+    root.mkdir(parents=True, exist_ok=True)
+    port = free_port()
+    (root / "buildgrid.yml").write_text(BUILDGRID_CONF.format(port=port, instance=instance))
+    with (root / "buildgrid.log").open("wb") as log:
+        process = subprocess.Popen([str(buildgrid_bgd()), "server", "start", str(root / "buildgrid.yml")],
+                                   stdout=log, stderr=subprocess.STDOUT)
+        try:
+            wait_for_port(port, seconds=60)
+            yield f"grpc://127.0.0.1:{port}" + (f"/{instance}" if instance else "")
+        finally:
+            process.terminate()
+            try:
+                process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()

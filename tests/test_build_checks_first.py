@@ -349,3 +349,36 @@ def test_a_local_makefile_plan_needs_the_compilers_its_make_command_names(
     assert missing == compilers
     assert all(p.error is not None and p.error.exit_code == 6 for p in found.values() if not p.ok)
     assert not (tmp_path / "out").exists()
+
+
+# -- a tree the container cannot read as this machine does ----------------------------------------
+def test_an_absolute_protobuf_host_link_is_named_before_a_container_build(tf1_tree, min_model, tmp_path, capsys):
+    """compile_linux_protobuf.sh, run on this machine, links gen/protobuf-host to gen/protobuf by
+    absolute path; in the container (tree at /src) that link leads nowhere, and the Makefile
+    would fail much later on a missing protobuf header. The check names the link and the fix."""
+    gen = tf1_tree / "tensorflow" / "contrib" / "makefile" / "gen"
+    (gen / "protobuf" / "include").mkdir(parents=True)
+    (gen / "protobuf-host").symlink_to(gen / "protobuf")
+    before = snapshot(tf1_tree)
+    code = main(build_argv(tf1_tree, min_model, tmp_path / "out", "makefile", "--dry-run"))
+    printed = capsys.readouterr().out
+    assert code == 0  # a dry run lists what is missing and plans all the same
+    line = next(line for line in printed.splitlines() if "protobuf-host" in line)
+    assert line.strip().startswith("MISSING") and f"links to {gen / 'protobuf'}" in line
+    assert "make the link relative: ln -sfn protobuf " in line
+    assert snapshot(tf1_tree) == before
+
+
+@pytest.mark.docker
+def test_the_build_stops_on_that_link_before_the_tree_changes(tf1_tree, min_model, tmp_path, capsys):
+    gen = tf1_tree / "tensorflow" / "contrib" / "makefile" / "gen"
+    (gen / "protobuf").mkdir(parents=True)
+    (gen / "protobuf-host").symlink_to(gen / "protobuf")
+    before = snapshot(tf1_tree)
+    assert main(build_argv(tf1_tree, min_model, tmp_path / "out", "makefile")) == 4
+    assert "protobuf-host: links to" in capsys.readouterr().err
+    assert snapshot(tf1_tree) == before
+    (gen / "protobuf-host").unlink()
+    (gen / "protobuf-host").symlink_to("protobuf")  # the fix the hint gives: now the check passes
+    assert main(build_argv(tf1_tree, min_model, tmp_path / "out", "makefile", "--dry-run")) == 0
+    assert "protobuf-host" not in capsys.readouterr().out

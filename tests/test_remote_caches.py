@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 from real_build_plans import APPS_DIR, prepare_tf1_tree, registered_kernels
-from remote_servers import distccd_workers, nginx_cache
+from remote_servers import buildgrid_cache, distccd_workers, nginx_cache
 from toolchain_fixtures import TREE_SUITE, bazel_toolchain, linux_toolchain
 
 from tfbuild.build.remote import (
@@ -116,6 +116,11 @@ def test_bazel_takes_the_flag_its_version_has():
     assert bazel_cache_flag(http, (0, 26, 1)) == "--remote_http_cache=http://127.0.0.1:8080/c"
     assert bazel_cache_flag(grpc, (0, 26, 1)) == "--remote_cache=cache:9092"
     assert bazel_cache_flag(http, (1, 2, 0)) == "--remote_cache=http://127.0.0.1:8080/c"
+    assert bazel_cache_argv(("bazel", "build"), SecretUrl("grpc://cache:9092/fleet"), (0, 26, 1)) == (
+        "bazel", "build", "--remote_instance_name=fleet", "--remote_cache=cache:9092")
+    assert bazel_cache_argv(("bazel", "build"), SecretUrl("grpcs://cache:9092"), (0, 26, 1)) == (
+        "bazel", "build", "--tls_enabled", "--remote_cache=cache:9092")
+    assert bazel_cache_flag(SecretUrl("grpc://cache:9092/fleet"), (2, 1)) == "--remote_cache=grpc://cache:9092"
     # With a password the argv names the variable; the URL reaches Bazel through the environment.
     argv = bazel_cache_argv(("bazel", "build", "//x"), SecretUrl(f"http://ci:{PASSWORD}@h/c"), (0, 26, 1))
     assert argv[:2] == ("sh", "-c") and PASSWORD not in " ".join(argv) and argv[-3:] == ("bazel", "build", "//x")
@@ -232,6 +237,26 @@ def test_a_second_worker_gets_its_compiles_from_the_remote_cache(tmp_path, prefi
     assert f"{stats['remote_hits']} of {stats['compiles']} compiles from the remote cache" in stdout
     artifact = ARTIFACT[flavour]
     assert sha(out_a / artifact) == sha(out_b / artifact)  # the same bytes, compiled or fetched
+
+
+@pytest.mark.docker
+@pytest.mark.bazel
+@pytest.mark.buildgrid
+def test_bazel_shares_a_grpc_cache_on_a_real_reapi_server(tmp_path, prefixes):
+    """BuildGrid's ActionCache and CAS as Bazel 0.26.1's --remote_cache, instance name from the
+    URL's path; no --disk_cache, which that Bazel would use instead of the gRPC cache."""
+    bazel_toolchain()
+    checkouts(tmp_path, "a", "b")
+    with buildgrid_cache(tmp_path / "buildgrid", instance="fleet") as url:
+        out_a, first, _ = build(tmp_path, "a", "bazel", prefixes("a"), "--remote-cache", url)
+        out_b, second, _ = build(tmp_path, "b", "bazel", prefixes("b"), "--remote-cache", url)
+    bazel = next(command["argv"] for command in second["effective_flags"] if "build" in command["argv"])
+    assert f"--remote_cache={url.removeprefix('grpc://').removesuffix('/fleet')}" in bazel
+    assert "--remote_instance_name=fleet" in bazel and not any(a.startswith("--disk_cache") for a in bazel)
+    assert first["compile_cache"]["remote_hits"] == 0
+    stats = second["compile_cache"]
+    assert stats["remote_hits"] >= 0.9 * stats["compiles"] and stats["compiles"] > 10, stats
+    assert sha(out_a / ARTIFACT["bazel"]) == sha(out_b / ARTIFACT["bazel"])
 
 
 def run_until(argv: list[str], condition, *, seconds: float = 900) -> tuple[subprocess.CompletedProcess, bool]:

@@ -14,7 +14,11 @@ leave a changed tree behind for nothing, so everything the plan will need is che
 - the Android NDK and SDK where the target needs them (planning already refused a missing or
   unfit one; they are listed so the dry run shows what the build will use and where its path
   was given);
-- a clean tree on the right branch, when the build will commit there.
+- a clean tree on the right branch, when the build will commit there;
+- for a Makefile build in a container, links under the Makefile's ``gen/`` that the container
+  can follow: ``compile_linux_protobuf.sh`` links ``gen/protobuf-host`` to ``gen/protobuf`` by
+  the absolute path it ran at, which does not exist where the container mounts the tree (so
+  the Makefile finds no protoc and no protobuf headers, and fails much later).
 
 :func:`check_prerequisites` returns every outcome as data (``--dry-run`` prints them all);
 :func:`require_prerequisites` raises the first failure's own error, with the others as notes.
@@ -36,6 +40,7 @@ from tfbuild.errors import ConfigError, SourceTreeError, TfbuildError, Toolchain
 from tfbuild.flavour import Flavour
 from tfbuild.toolchain.android_ndk import FIND_HINT, inspect_ndk
 from tfbuild.toolchain.targets import TargetProfile
+from tfbuild.tree.facts import MAKEFILE_DIR
 from tfbuild.tree.work_branch import WORK_BRANCH, check_can_commit
 
 MAKE_COMPILER_VARIABLES = ("CC_PREFIX", "CC", "CXX", "AR")
@@ -81,6 +86,8 @@ def check_prerequisites(
     found += (_program(tool, "runs on this machine before the build", os.environ) for tool in host_tools)
     if plan.image is not None:
         found += _container(plan.image)
+        if plan.flavour == Flavour.MAKEFILE and options.source is not None:
+            found += _links_the_container_sees(options.source)
     elif "xcode" not in profile.requires:
         found += _local_programs(plan, checked=frozenset(host_tools))
     found += _android_dirs(plan, profile, options)
@@ -255,6 +262,26 @@ def _android_ndk(path: Path | None, origin: str) -> Prerequisite:
     except ConfigError as error:
         return Prerequisite("Android NDK", error=error)
     return Prerequisite("Android NDK", f"{ndk.where}: {ndk.summary()}")
+
+
+def _links_the_container_sees(tree: Path) -> list[Prerequisite]:
+    gen = tree / MAKEFILE_DIR / "gen"
+    found = []
+    for link in sorted(gen.iterdir()) if gen.is_dir() else ():
+        if not link.is_symlink() or not os.path.isabs(target := os.readlink(link)):
+            continue
+        where = link.relative_to(tree)
+        inside = Path(target).is_relative_to(tree)
+        fix = f"ln -sfn {os.path.relpath(target, link.parent)} {link}" if inside else f"rm {link}"
+        found.append(Prerequisite(
+            f"{where} in the container",
+            error=SourceTreeError(
+                f"{link}: links to {target}, a path of this machine the toolchain container does not have "
+                "(it mounts the tree elsewhere)",
+                hint=f"make the link relative: {fix}" if inside else f"remove it and rebuild protobuf: {fix}",
+            ),
+        ))
+    return found
 
 
 def _committable(root: Path) -> Prerequisite:

@@ -244,20 +244,52 @@ def bazel_remote(remote: RemoteOptions, *, bazel_version: tuple[int, ...], in_co
         )
     flag = bazel_cache_flag(remote.remote_cache, bazel_version).split("=", 1)[0]
     network, network_notes = _network(remote, in_container)
-    notes = (f"remote cache: {remote.remote_cache} (Bazel {flag})", *network_notes)
-    return RemoteUse(secret_env={CACHE_URL_ENV: remote.remote_cache.reveal()}, network=network, notes=notes)
+    notes = [f"remote cache: {remote.remote_cache} (Bazel {flag})", *network_notes]
+    if not bazel_keeps_disk_cache(remote.remote_cache, bazel_version):
+        notes.append(f"no --disk_cache: Bazel {'.'.join(map(str, bazel_version))} uses a disk cache or a gRPC "
+                     "cache, not both, and the shared one is the point")
+    return RemoteUse(secret_env={CACHE_URL_ENV: remote.remote_cache.reveal()}, network=network, notes=tuple(notes))
+
+
+GRPC_WITH_DISK_CACHE = (2,)
+"""The first Bazel release assumed to combine ``--disk_cache`` with a gRPC cache; Bazel 0.26.1,
+given both, used the disk cache only (every action missed the gRPC server; checked here with
+BuildGrid), so older releases get the gRPC cache alone."""
+
+
+def is_grpc(url: SecretUrl) -> bool:
+    return url.parts.scheme in ("grpc", "grpcs")
+
+
+def bazel_keeps_disk_cache(url: SecretUrl | None, bazel_version: tuple[int, ...]) -> bool:
+    return url is None or not is_grpc(url) or bazel_version >= GRPC_WITH_DISK_CACHE
 
 
 def bazel_cache_flag(url: SecretUrl, bazel_version: tuple[int, ...], *, value: str | None = None) -> str:
     """Bazel's flag for ``url``: before 1.0, HTTP caches have ``--remote_http_cache`` and
     ``--remote_cache`` takes a bare ``host:port`` gRPC endpoint; from 1.0 ``--remote_cache``
-    takes the URL. ``value`` replaces the URL in the flag (a variable's name)."""
+    takes the URL. ``value`` replaces the URL in the flag (a variable's name). A gRPC URL's
+    path is the REAPI instance name (:func:`bazel_cache_options`)."""
     parts = url.parts
     if bazel_version < (1,):
         if parts.scheme in ("http", "https"):
             return f"--remote_http_cache={value or url.reveal()}"
         return f"--remote_cache={value or parts.netloc}"
+    if is_grpc(url) and value is None:
+        return f"--remote_cache={parts._replace(path='').geturl()}"
     return f"--remote_cache={value or url.reveal()}"
+
+
+def bazel_cache_options(url: SecretUrl, bazel_version: tuple[int, ...]) -> tuple[str, ...]:
+    """The options besides the URL: a gRPC cache's instance name (the URL's path), and TLS
+    for ``grpcs://`` before Bazel 1.0 (whose ``--remote_cache`` takes no scheme)."""
+    options = []
+    instance = url.parts.path.strip("/")
+    if is_grpc(url) and instance:
+        options.append(f"--remote_instance_name={instance}")
+    if url.parts.scheme == "grpcs" and bazel_version < (1,):
+        options.append("--tls_enabled")
+    return tuple(options)
 
 
 def bazel_cache_argv(
@@ -268,6 +300,7 @@ def bazel_cache_argv(
     appends the flag from :data:`CACHE_URL_ENV`, so the argv the plan shows holds no secret."""
     if url is None:
         return argv
+    argv = (*argv, *bazel_cache_options(url, bazel_version))
     if not url.has_credentials:
         return (*argv, bazel_cache_flag(url, bazel_version))
     flag = bazel_cache_flag(url, bazel_version, value=f"${CACHE_URL_ENV}")

@@ -30,7 +30,7 @@ exist only in its own library), then built selectively for the target.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -181,12 +181,20 @@ class TreeChanges:
         """The tracked changes in a few words, for one line."""
         parts = [f"{edit.path} (+{len(edit.added)})" for edit in (self.edits.edits if self.edits else ())]
         parts += self.others()
-        return ", ".join(parts) or "no tracked file changed; records " + ", ".join(self.unrecorded)
+        return ", ".join(parts) or "no tracked file changed; records " + _some(self.unrecorded)
 
     def others(self) -> list[str]:
         """The tracked files the commit changes besides the build-file edits (the WORKSPACE)."""
         edited = self.edits.new_texts() if self.edits is not None else {}
         return [path for path in self.files if path not in edited]
+
+
+def _some(paths: Sequence[str], shown: int = 3) -> str:
+    """``paths`` for one line: all of a few, else the first ones and how many more (per-file
+    selection writes hundreds of headers)."""
+    if len(paths) <= shown + 1:
+        return ", ".join(paths)
+    return f"{', '.join(paths[:shown])} and {len(paths) - shown} more"
 
 
 def _why(path: str) -> str:
@@ -486,10 +494,10 @@ class _ChangeLog:
         lines = []
         if self.commit is not None:
             lines.append(f"committed {self.commit.commit[:12]} on {self.commit.branch}: {self.changes.summary()}")
-        for path, content in self.changes.written.items():
-            file = root / path
-            if file.is_file() and file.read_bytes() == content.encode("utf-8"):
-                lines.append(f"wrote {path} (untracked)")
+        written = [path for path, content in self.changes.written.items()
+                   if (root / path).is_file() and (root / path).read_bytes() == content.encode("utf-8")]
+        if written:
+            lines.append(f"wrote {_some(written)} (untracked)")
         if self.protobuf_renamed:
             lines.append(
                 "renamed protobuf to google::protobuf3 in tensorflow/contrib/makefile/downloads (the build's "

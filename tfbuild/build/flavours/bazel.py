@@ -38,7 +38,7 @@ from tfbuild.build.flavours.layout import (
     tree_header_file,
 )
 from tfbuild.build.plan import AppliedSizeProfile, Artifact, BuildPlan, GeneratedFile, Step
-from tfbuild.build.remote import BAZEL_STEP_LOG, bazel_cache_argv, bazel_remote
+from tfbuild.build.remote import BAZEL_STEP_LOG, bazel_cache_argv, bazel_keeps_disk_cache, bazel_remote
 from tfbuild.build.size_profiles import apply_size_profile
 from tfbuild.build.workspace import apply_block, render_android_block, resolve_android_repositories
 from tfbuild.errors import ConfigError
@@ -130,7 +130,11 @@ def _bazel_argv(
     startup = (f"--output_user_root={layout.bazel_root}",) if layout.bazel_root is not None else ()
     # The disk cache keeps every app's outputs (the output base keeps only the last build's),
     # so switching back to an app already built on this tree is mostly cache hits.
-    disk_cache = (f"--disk_cache={layout.bazel_root}/disk-cache",) if layout.bazel_root is not None else ()
+    disk_cache: tuple[str, ...] = ()
+    if layout.bazel_root is not None and bazel_keeps_disk_cache(
+        options.remote.remote_cache, _version_tuple(tree_requirements(tree).bazel().value)
+    ):
+        disk_cache = (f"--disk_cache={layout.bazel_root}/disk-cache",)
     config = (f"--config={profile.config}",) if profile.config in tree.bazelrc_configs else profile.config_flags
     copts = tuple(f"--copt={flag}" for flag in options.extra_cflags)
     if request.mobile_types is not None:
