@@ -6,7 +6,7 @@
 # toolchain images, npm for Bazel, chromium to render the size report's HTML page headless;
 # aapt (with aapt2), android-framework-res and a JDK to build and validate the Android AAR;
 # nginx-light (with its WebDAV module), the HTTP cache server the remote-cache tests start on
-# loopback for ccache and Bazel.
+# loopback for ccache and Bazel; redis-server, ccache's other remote storage.
 # Safe to run again; uses sudo when not root.
 set -euo pipefail
 SUDO=""
@@ -19,7 +19,7 @@ packages=(
   docker.io debootstrap
   chromium
   aapt android-framework-res default-jdk-headless
-  nginx-light
+  nginx-light redis-server
 )
 missing=()
 for pkg in "${packages[@]}"; do
@@ -31,7 +31,7 @@ command -v npm >/dev/null || missing+=(npm)
 if [ "${#missing[@]}" -gt 0 ]; then
   export DEBIAN_FRONTEND=noninteractive
   $SUDO apt-get update -q
-  # Packages that would start a service (nginx on port 80) are installed without starting it:
+  # Packages that would start a service (nginx on port 80, redis) are installed without starting it:
   # the tests start their own servers on loopback.
   policy=""
   if [ ! -e /usr/sbin/policy-rc.d ]; then

@@ -74,6 +74,10 @@ def _nginx_ready() -> str | None:
     return None if found else "nginx not installed (apt-get install nginx-light)"
 
 
+def _redis_ready() -> str | None:
+    return None if shutil.which("redis-server") else "redis-server not installed (apt-get install redis-server)"
+
+
 def _buildgrid_ready() -> str | None:
     from remote_servers import buildgrid_bgd
 
@@ -90,6 +94,7 @@ _PROBES = {
     "android_packaging": _android_packaging_ready,
     "nginx": _nginx_ready,
     "buildgrid": _buildgrid_ready,
+    "redis": _redis_ready,
 }
 
 

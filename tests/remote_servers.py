@@ -2,6 +2,7 @@
 
 - :func:`nginx_cache`: Debian's nginx with its WebDAV module, the HTTP cache ccache and Bazel
   both speak (GET a key, PUT it back), optionally behind basic auth;
+- :func:`redis_cache`: Debian's redis-server, ccache's other remote storage;
 - :func:`buildgrid_cache`: BuildGrid (PyPI), a REAPI server, as Bazel's gRPC cache;
 - :func:`distccd_workers`: distccd in containers of the linux toolchain image, one per worker,
   each on its own loopback port (the host's network, as the build container then uses).
@@ -225,3 +226,21 @@ def buildgrid_cache(root: Path, *, instance: str = "") -> Iterator[str]:
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait()
+
+
+@contextlib.contextmanager
+def redis_cache(root: Path) -> Iterator[str]:
+    """Debian's redis-server on a free loopback port, keeping nothing on disk; yields its URL."""
+    root.mkdir(parents=True, exist_ok=True)
+    port = free_port()
+    process = subprocess.Popen(
+        ["redis-server", "--bind", "127.0.0.1", "--port", str(port), "--save", "", "--appendonly", "no",
+         "--dir", str(root), "--logfile", str(root / "redis.log")],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    try:
+        wait_for_port(port)
+        yield f"redis://127.0.0.1:{port}"
+    finally:
+        process.terminate()
+        process.wait(timeout=20)

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 from real_build_plans import APPS_DIR, prepare_tf1_tree, registered_kernels
-from remote_servers import buildgrid_cache, distccd_workers, nginx_cache
+from remote_servers import buildgrid_cache, distccd_workers, nginx_cache, redis_cache
 from toolchain_fixtures import TREE_SUITE, bazel_toolchain, linux_toolchain
 
 from tfbuild.build.remote import (
@@ -237,6 +237,20 @@ def test_a_second_worker_gets_its_compiles_from_the_remote_cache(tmp_path, prefi
     assert f"{stats['remote_hits']} of {stats['compiles']} compiles from the remote cache" in stdout
     artifact = ARTIFACT[flavour]
     assert sha(out_a / artifact) == sha(out_b / artifact)  # the same bytes, compiled or fetched
+
+
+@pytest.mark.docker
+@pytest.mark.redis
+def test_ccache_shares_its_objects_through_redis(tmp_path, prefixes):
+    linux_toolchain(TREE_SUITE)
+    checkouts(tmp_path, "a", "b")
+    with redis_cache(tmp_path / "redis") as url:
+        out_a, first, _ = build(tmp_path, "a", "makefile", prefixes("a"), "--remote-cache", url)
+        out_b, second, _ = build(tmp_path, "b", "makefile", prefixes("b"), "--remote-cache", url)
+    assert first["compile_cache"]["remote_hits"] == 0
+    stats = second["compile_cache"]
+    assert stats["remote_hits"] >= 0.9 * stats["compiles"] and stats["compiles"] > 10, stats
+    assert sha(out_a / "libtensorflow-core.a") == sha(out_b / "libtensorflow-core.a")
 
 
 @pytest.mark.docker
