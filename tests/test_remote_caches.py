@@ -106,8 +106,9 @@ def test_a_bad_cache_url_is_a_one_line_error_without_the_password(tmp_path, valu
     assert list(tmp_path.iterdir()) == []
 
 
-def test_a_bad_distcc_host_is_refused(tmp_path):
-    done = tfbuild("build", "--target", "linux-x86_64", "--model", APP, "--distcc-host", "$(reboot)", cwd=tmp_path)
+@pytest.mark.parametrize("host", ["$(reboot)", "user@host", "host:3632/two"])
+def test_a_bad_distcc_host_is_refused(tmp_path, host):
+    done = tfbuild("build", "--target", "linux-x86_64", "--model", APP, "--distcc-host", host, cwd=tmp_path)
     assert done.returncode == 2 and "is not a distcc host" in done.stderr
 
 
@@ -165,6 +166,11 @@ def test_the_plan_names_the_cache_and_never_its_password(tmp_path):
         assert expected in done.stdout
         assert "remote cache: http://ci:***@127.0.0.1:8080/cache" in done.stdout
         assert "container network: host, since 127.0.0.1 is this machine's loopback" in done.stdout
+        if flavour == "bazel":  # one tfbuild.toml serves both flavours: distcc is left out, and said so
+            with_distcc = tfbuild("build", "--target", "linux-x86_64", "--flavour", flavour, "--source", str(tree),
+                                  "--model", APP, "--out", str(tmp_path / flavour), "--dry-run",
+                                  "--distcc-host", "10.0.0.5:3632/4")
+            assert with_distcc.returncode == 0 and "distcc hosts not used" in with_distcc.stdout
         as_json = tfbuild("build", "--target", "linux-x86_64", "--flavour", flavour, "--source", str(tree),
                           "--model", APP, "--out", str(tmp_path / flavour), "--dry-run", "--json",
                           env={"TFBUILD_REMOTE_CACHE": url})
@@ -176,7 +182,6 @@ def test_the_plan_names_the_cache_and_never_its_password(tmp_path):
     ("makefile", "grpc://127.0.0.1:9092", (), "ccache has no grpc storage"),
     ("makefile", "http://127.0.0.1:8080/c", ("--local",), "a --local build compiles without ccache"),
     ("bazel", "redis://127.0.0.1:6379", (), "Bazel has no redis cache"),
-    ("bazel", None, ("--distcc-host", "127.0.0.1:3632/2"), "the Bazel flavour does not use distcc"),
 ])
 def test_an_engine_without_that_cache_refuses_before_anything_runs(tmp_path, flavour, url, extra, message):
     tree = prepare_tf1_tree(tmp_path / "tree", tmp_path / "android")

@@ -51,7 +51,7 @@ BAZEL_STEP_LOG = "bazel-build.log"
 REDACTED = "***"
 DISTCC_DEFAULT_SLOTS = 4
 """What distcc allows a remote host without a ``/LIMIT``."""
-_DISTCC_TOKEN = re.compile(r"(?:--[a-z_]+(?:=\d+)?|[A-Za-z0-9_.@\[\]:-]+(?:/\d+)?(?:,[A-Za-z0-9_=]+)*)\Z")
+_DISTCC_TOKEN = re.compile(r"(?:--[a-z_]+(?:=\d+)?|[A-Za-z0-9_.\[\]:-]+(?:/\d+)?(?:,[A-Za-z0-9_=]+)*)\Z")
 _PROCESSES = re.compile(r"INFO: (\d+) processes?: (.*?)\.?\s*$")
 
 
@@ -118,7 +118,7 @@ def parse_distcc_hosts(words: Sequence[str], where: str) -> tuple[str, ...]:
     """distcc host specifications, as ``DISTCC_HOSTS`` takes them (``host[:port][/limit]``,
     ``localhost``, ``--localslots=N``); pump and SSH modes are not offered."""
     for word in words:
-        if not _DISTCC_TOKEN.match(word) or "@" in word:
+        if not _DISTCC_TOKEN.match(word):
             raise ConfigError(
                 f"{where}: {word!r} is not a distcc host",
                 hint="give host[:port][/limit] words, e.g. 10.0.0.5:3632/8 (TCP distccd workers)",
@@ -228,14 +228,12 @@ def makefile_remote(
 
 
 def bazel_remote(remote: RemoteOptions, *, bazel_version: tuple[int, ...], in_container: bool) -> RemoteUse:
-    """The environment a Bazel build gets for a remote cache (its flag: :func:`bazel_cache_flag`)."""
-    if remote.distcc_hosts:
-        raise ConfigError(
-            "distcc: the Bazel flavour does not use distcc",
-            hint="Bazel fans out with its own remote execution; drop --distcc-hosts for Bazel builds",
-        )
+    """The environment a Bazel build gets for a remote cache (its flag: :func:`bazel_cache_flag`).
+    distcc hosts are left out with a note, not refused: one tfbuild.toml serves a repository's
+    Makefile and Bazel builds alike."""
+    ignored = ("distcc hosts not used: Bazel does not compile through distcc",) if remote.distcc_hosts else ()
     if remote.remote_cache is None:
-        return RemoteUse()
+        return RemoteUse(notes=ignored)
     scheme = remote.remote_cache.parts.scheme
     if scheme not in BAZEL_SCHEMES:
         raise ConfigError(
@@ -244,7 +242,7 @@ def bazel_remote(remote: RemoteOptions, *, bazel_version: tuple[int, ...], in_co
         )
     flag = bazel_cache_flag(remote.remote_cache, bazel_version).split("=", 1)[0]
     network, network_notes = _network(remote, in_container)
-    notes = [f"remote cache: {remote.remote_cache} (Bazel {flag})", *network_notes]
+    notes = [f"remote cache: {remote.remote_cache} (Bazel {flag})", *network_notes, *ignored]
     if not bazel_keeps_disk_cache(remote.remote_cache, bazel_version):
         notes.append(f"no --disk_cache: Bazel {'.'.join(map(str, bazel_version))} uses a disk cache or a gRPC "
                      "cache, not both, and the shared one is the point")
