@@ -80,6 +80,7 @@ def test_a_cache_url_shows_its_password_masked():
     assert str(url) == "http://ci:***@cache.example:8080/tf" == jsonable(url)
     assert PASSWORD not in repr(url) and url.reveal().endswith("@cache.example:8080/tf")
     assert str(SecretUrl("redis://cache:6379")) == "redis://cache:6379"
+    assert str(SecretUrl(f"redis://:{PASSWORD}@cache:6379/0")) == "redis://:***@cache:6379/0"
 
 
 def test_config_show_masks_the_password(tmp_path):

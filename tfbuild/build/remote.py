@@ -81,7 +81,8 @@ class SecretUrl:
         if parts.password is None:
             return self._url
         host = parts.netloc.rpartition("@")[2]
-        return parts._replace(netloc=f"{parts.username}:{REDACTED}@{host}").geturl()
+        user = parts.netloc.rpartition("@")[0].partition(":")[0]  # as written (Redis URLs have none)
+        return parts._replace(netloc=f"{user}:{REDACTED}@{host}").geturl()
 
     def __str__(self) -> str:
         return self.redacted
