@@ -21,6 +21,10 @@ would lose to TensorFlow's own ``copts`` on Android (``tf_copts()`` adds ``-O2``
 profile's flags ride on ``--per_file_copt`` and the last ``-O`` of a hot kernel's compile is the
 hot one. Coming after ``--copt``, they also win over ``--extra-cflag``. Host tools (protoc)
 keep ``-c opt``; real Bazel 0.26.1 shows the order in ``tests/test_size_profiles.py``.
+
+A fleet's shared cache (:mod:`tfbuild.build.remote`) is Bazel's HTTP or gRPC remote cache; the
+build step's output is kept apart (``bazel-build.log``) for its process summary, the hit counts
+the manifest records.
 """
 
 from __future__ import annotations

@@ -29,6 +29,11 @@ Target-specific ``OPTFLAGS`` would not do: ``CXXFLAGS`` is a simple variable tha
 ``OPTFLAGS``' value when the Makefile was read. ``override`` is what beats a ``CXXFLAGS`` or
 ``LDFLAGS`` on make's command line (pi-armv7 and linux-aarch64 pass ``LDFLAGS`` there). The
 profile covers TensorFlow's objects and the benchmark; protobuf and nsync keep their scripts' flags.
+
+In the container, ccache (a named volume per target) stands in front of the compiler, with the
+fleet's remote storage and distcc workers behind it when they are configured
+(:mod:`tfbuild.build.remote`): TensorFlow's make step starts with zeroed statistics and the
+plan ends by printing them, the hit counts the manifest records.
 """
 
 from __future__ import annotations
