@@ -33,6 +33,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from tfbuild.build.flavours.layout import CONTAINER_SRC
 from tfbuild.build.flavours.makefile import MAKEFILE
 from tfbuild.build.options import BuildOptions
 from tfbuild.build.plan import BuildPlan, ImageSpec, Step
@@ -270,6 +271,8 @@ def _links_the_container_sees(tree: Path) -> list[Prerequisite]:
     for link in sorted(gen.iterdir()) if gen.is_dir() else ():
         if not link.is_symlink() or not os.path.isabs(target := os.readlink(link)):
             continue
+        if Path(target).is_relative_to(CONTAINER_SRC):
+            continue  # made in the container (the script ran there): the container follows it
         where = link.relative_to(tree)
         inside = Path(target).is_relative_to(tree)
         fix = f"ln -sfn {os.path.relpath(target, link.parent)} {link}" if inside else f"rm {link}"
