@@ -90,3 +90,44 @@ def test_per_file_selection_is_refused_for_bazel(tmp_path, pristine_trees):
     assert done.returncode == 2
     assert "per-file selection is for the Makefile flavour, not bazel" in done.stderr
     assert not (tmp_path / "out").exists()
+
+
+NAME_H = """\
+// register_kernel::Name as TensorFlow's op_kernel.h has it: an inline constructor that asks
+// SHOULD_REGISTER_OP at run time, compiled by every kernel file with that file's own header.
+#include <cstdio>
+struct Name {
+  const char* op;
+  explicit Name(const char* requested) : op(SHOULD_REGISTER_OP(requested) ? requested : "_no_register") {}
+};
+"""
+
+
+def test_a_kernel_keeps_its_op_when_the_linker_keeps_another_files_inline_copy(tmp_path):
+    """The linker keeps one copy of an inline function for the whole program. Two kernel files,
+    each compiled with its own per-file header (the real template), both call Name's constructor
+    at -O0 (out of line, as in TensorFlow's big static initializers): each must keep its own op.
+    With answers that differ per file, the second file's op became "_no_register" (found on the
+    real r1.9 tree: no Placeholder kernel)."""
+    from tfbuild.templating import render
+
+    (tmp_path / "name.h").write_text(NAME_H)
+    for name, op in (("a", "Placeholder"), ("b", "Relu")):
+        header = render("selection/file_ops_to_register.h.j2", source=f"{name}.cc", ops=(op,),
+                        kernel_classes=(f"{op}Op",), op_granularity=False, register_gradients=False)
+        (tmp_path / f"{name}_selection.h").write_text(header)
+        (tmp_path / f"{name}.cc").write_text(
+            f'#include "{name}_selection.h"\n#include "name.h"\n'
+            f'static_assert(SHOULD_REGISTER_OP("{op}") && !SHOULD_REGISTER_OP("Other"), "its own list at compile time");\n'
+            f'const char* registered_{name}() {{ return Name("{op}").op; }}\n'
+        )
+    (tmp_path / "main.cc").write_text(
+        '#include <cstdio>\nconst char* registered_a();\nconst char* registered_b();\n'
+        'int main() { std::printf("%s %s\\n", registered_a(), registered_b()); }\n'
+    )
+    for order in (("a.cc", "b.cc"), ("b.cc", "a.cc")):
+        program = tmp_path / "program"
+        subprocess.run(["g++", "-std=c++11", "-O0", *order, "main.cc", "-o", str(program)], cwd=tmp_path,
+                       check=True, capture_output=True, text=True)
+        ran = subprocess.run([str(program)], capture_output=True, text=True, check=True)
+        assert ran.stdout.split() == ["Placeholder", "Relu"], order
