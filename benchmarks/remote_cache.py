@@ -48,9 +48,7 @@ def build(tree: Path, model: Path, out: Path, flavour: str, prefix: str, url: st
 
 def main() -> None:
     from real_build_plans import prepare_tf1_tree
-    from remote_servers import nginx_cache
-
-    from tfbuild.toolchain.engine import docker_client
+    from remote_servers import nginx_cache, remove_cache_volumes
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--flavour", action="append", choices=("makefile", "bazel"))
@@ -80,10 +78,7 @@ def main() -> None:
                         cold = cold or seconds
                         rows.append((flavour, name, seconds, seconds / cold, stats))
         finally:
-            client = docker_client()
-            for volume in client.volumes.list():
-                if any(volume.name.startswith(prefix + "-") for prefix in prefixes):
-                    volume.remove(force=True)
+            remove_cache_volumes(prefixes)
     print("| flavour | worker | wall | vs. A | remote hits (engine's count) |")
     print("|---|---|--:|--:|---|")
     for flavour, name, seconds, ratio, stats in rows:

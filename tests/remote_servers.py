@@ -41,6 +41,14 @@ def wait_for_port(port: int, seconds: float = 20.0) -> None:
     raise TimeoutError(f"nothing listens on 127.0.0.1:{port} after {seconds} s")
 
 
+def remove_cache_volumes(prefixes: list[str]) -> None:
+    """Remove the cache volumes builds made under these ``--cache-prefix`` values."""
+    client = docker_client()
+    for volume in client.volumes.list():
+        if any(volume.name.startswith(prefix + "-") for prefix in prefixes):
+            volume.remove(force=True)
+
+
 @dataclass
 class NginxCache:
     """A running nginx: its URL (with the credentials when it has them), where it stores what

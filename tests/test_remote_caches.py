@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 from real_build_plans import APPS_DIR, prepare_tf1_tree, registered_kernels
-from remote_servers import buildgrid_cache, distccd_workers, nginx_cache, redis_cache
+from remote_servers import buildgrid_cache, distccd_workers, nginx_cache, redis_cache, remove_cache_volumes
 from toolchain_fixtures import TREE_SUITE, bazel_toolchain, linux_toolchain
 
 from tfbuild.build.remote import (
@@ -30,7 +30,6 @@ from tfbuild.build.remote import (
     parse_ccache_stats,
 )
 from tfbuild.cli.output import jsonable
-from tfbuild.toolchain.engine import docker_client
 
 PASSWORD = "s3cret-" + uuid.uuid4().hex[:8]
 APP = str(APPS_DIR / "app_a.json")
@@ -66,10 +65,7 @@ def prefixes():
         return made[-1]
 
     yield new
-    client = docker_client()
-    for volume in client.volumes.list():
-        if any(volume.name.startswith(prefix + "-") for prefix in made):
-            volume.remove(force=True)
+    remove_cache_volumes(made)
 
 
 # -- no servers: URLs, redaction, flags, the engines' statistics --------------------------------
@@ -183,6 +179,7 @@ def test_the_plan_names_the_cache_and_never_its_password(tmp_path):
     ("makefile", "grpc://127.0.0.1:9092", (), "ccache has no grpc storage"),
     ("makefile", "http://127.0.0.1:8080/c", ("--local",), "a --local build compiles without ccache"),
     ("bazel", "redis://127.0.0.1:6379", (), "Bazel has no redis cache"),
+    ("bazel", "grpc://ci:pw@127.0.0.1:9092", (), "Bazel 0.26.1 takes no credentials in a gRPC address"),
 ])
 def test_an_engine_without_that_cache_refuses_before_anything_runs(tmp_path, flavour, url, extra, message):
     tree = prepare_tf1_tree(tmp_path / "tree", tmp_path / "android")

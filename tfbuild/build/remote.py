@@ -241,6 +241,12 @@ def bazel_remote(remote: RemoteOptions, *, bazel_version: tuple[int, ...], in_co
             f"remote cache {remote.remote_cache}: Bazel has no {scheme} cache",
             hint=f"give Bazel an {', '.join(BAZEL_SCHEMES)} URL (nginx with WebDAV serves HTTP)",
         )
+    if is_grpc(remote.remote_cache) and remote.remote_cache.has_credentials and bazel_version < (1,):
+        raise ConfigError(
+            f"remote cache {remote.remote_cache}: Bazel {'.'.join(map(str, bazel_version))} takes no "
+            "credentials in a gRPC address",
+            hint="use an HTTP cache URL with user:password, or a Bazel 1.0+ tree",
+        )
     flag = bazel_cache_flag(remote.remote_cache, bazel_version).split("=", 1)[0]
     network, network_notes = _network(remote, in_container)
     notes = [f"remote cache: {remote.remote_cache} (Bazel {flag})", *network_notes, *ignored]
@@ -303,11 +309,6 @@ def bazel_cache_argv(
     if not url.has_credentials:
         return (*argv, bazel_cache_flag(url, bazel_version))
     flag = bazel_cache_flag(url, bazel_version, value=f"${CACHE_URL_ENV}")
-    if url.parts.scheme.startswith("grpc") and bazel_version < (1,):
-        raise ConfigError(
-            f"remote cache {url}: Bazel {'.'.join(map(str, bazel_version))} takes no credentials in a gRPC address",
-            hint="use an HTTP cache URL with user:password, or a Bazel 1.0+ tree",
-        )
     return ("sh", "-c", f'exec "$@" "{flag}"', "bazel-with-remote-cache", *argv)
 
 

@@ -72,9 +72,9 @@ def plan(request: PlanRequest) -> BuildPlan:
     # A comma separates per_file_copt's patterns: a source named with one cannot be given apart.
     hot = tuple(source for source in request.hot_files if "," not in source)
     size = apply_size_profile(request.options.size_profile, linker=profile.linker, hot_files=hot)
-    bazel_version = requirements.bazel().value
-    remote = bazel_remote(request.options.remote, bazel_version=_version_tuple(bazel_version),
-                          in_container=in_container)
+    bazel_version = _version_tuple(requirements.bazel().value)
+    cache = request.options.remote.remote_cache
+    remote = bazel_remote(request.options.remote, bazel_version=bazel_version, in_container=in_container)
     generated = [header_file(request), tree_header_file(request)]
     if profile.needs_android_workspace:
         generated.append(_workspace_file(request, requirements, layout))
@@ -88,8 +88,11 @@ def plan(request: PlanRequest) -> BuildPlan:
         ),
         Step(
             f"bazel build ({request.profile.name})",
-            bazel_cache_argv(_bazel_argv(request, tree, profile, layout, labels, size),
-                             request.options.remote.remote_cache, _version_tuple(bazel_version)),
+            bazel_cache_argv(
+                _bazel_argv(request, tree, profile, layout, labels, size,
+                            disk_cache=bazel_keeps_disk_cache(cache, bazel_version)),
+                cache, bazel_version,
+            ),
             src,
             log=request.options.output_dir / BAZEL_STEP_LOG,
         ),
@@ -129,16 +132,18 @@ def _bazel_argv(
     layout: BuildLayout,
     labels: tuple[str, ...],
     size: AppliedSizeProfile,
+    *,
+    disk_cache: bool,
 ) -> tuple[str, ...]:
+    """The ``bazel build`` command; ``disk_cache`` False leaves out ``--disk_cache`` (a Bazel
+    that would use it instead of the fleet's gRPC cache, :func:`~tfbuild.build.remote.bazel_keeps_disk_cache`)."""
     options = request.options
     startup = (f"--output_user_root={layout.bazel_root}",) if layout.bazel_root is not None else ()
     # The disk cache keeps every app's outputs (the output base keeps only the last build's),
     # so switching back to an app already built on this tree is mostly cache hits.
-    disk_cache: tuple[str, ...] = ()
-    if layout.bazel_root is not None and bazel_keeps_disk_cache(
-        options.remote.remote_cache, _version_tuple(tree_requirements(tree).bazel().value)
-    ):
-        disk_cache = (f"--disk_cache={layout.bazel_root}/disk-cache",)
+    disk: tuple[str, ...] = ()
+    if layout.bazel_root is not None and disk_cache:
+        disk = (f"--disk_cache={layout.bazel_root}/disk-cache",)
     config = (f"--config={profile.config}",) if profile.config in tree.bazelrc_configs else profile.config_flags
     copts = tuple(f"--copt={flag}" for flag in options.extra_cflags)
     if request.mobile_types is not None:
@@ -146,7 +151,7 @@ def _bazel_argv(
         copts = (f"--define=ANDROID_TYPES={request.mobile_types.define}", f"--copt={request.mobile_types.flag}", *copts)
     return (
         "bazel", *startup, "build", "-c", "opt", f"--jobs={options.jobs}",
-        *disk_cache, *config, *SELECTIVE_COPTS, *copts, *_size_options(size), *labels,
+        *disk, *config, *SELECTIVE_COPTS, *copts, *_size_options(size), *labels,
     )
 
 
