@@ -58,6 +58,9 @@ def test_a_second_app_recompiles_only_the_sources_whose_selection_changed(tmp_pa
     first, per_file_a = build(per_file, tmp_path / "per-file-a", APP_A, identity, "--per-file-selection")
     assert per_file_a == one_a and first == all_sources
     assert any("\tAdd\t" in line for line in one_a) and not any("\tSqrt\t" in line for line in one_a)
+    # IdentityOp also serves StopGradient, which the app does not use: register_kernel::Name
+    # renames that kernel at run time, in both builds.
+    assert any("\tIdentity\t" in line for line in one_a) and not any("\tStopGradient\t" in line for line in one_a)
 
     recompiled_one, one_b = build(one, tmp_path / "one-b", APP_B, identity)
     recompiled, per_file_b = build(per_file, tmp_path / "per-file-b", APP_B, identity, "--per-file-selection")
@@ -70,7 +73,9 @@ def test_a_second_app_recompiles_only_the_sources_whose_selection_changed(tmp_pa
         "tensorflow/core/kernels/cwise_op_sqrt.cc", "tensorflow/core/ops/math_ops.cc",
     }
     log = (tmp_path / "per-file-b" / "linux-x86_64.build.log").read_text()
-    assert "    4 objects to compile (make -n)" in log
+    # ... and the app's op list, which register_kernel::Name asks at run time.
+    assert "tensorflow/contrib/makefile/gen/tfbuild_selection/app_selection.cc" in log
+    assert "    5 objects to compile (make -n)" in log
 
     # The tree's header dispatches and names no op: the same for both apps.
     tree_header = per_file / "tensorflow/core/framework/ops_to_register.h"
@@ -95,7 +100,6 @@ def test_per_file_selection_is_refused_for_bazel(tmp_path, pristine_trees):
 NAME_H = """\
 // register_kernel::Name as TensorFlow's op_kernel.h has it: an inline constructor that asks
 // SHOULD_REGISTER_OP at run time, compiled by every kernel file with that file's own header.
-#include <cstdio>
 struct Name {
   const char* op;
   explicit Name(const char* requested) : op(SHOULD_REGISTER_OP(requested) ? requested : "_no_register") {}
@@ -103,31 +107,49 @@ struct Name {
 """
 
 
-def test_a_kernel_keeps_its_op_when_the_linker_keeps_another_files_inline_copy(tmp_path):
+@pytest.mark.parametrize("compiler", ["g++", "clang++-19"])
+def test_a_kernel_keeps_its_op_when_the_linker_keeps_another_files_inline_copy(tmp_path, compiler):
     """The linker keeps one copy of an inline function for the whole program. Two kernel files,
-    each compiled with its own per-file header (the real template), both call Name's constructor
-    at -O0 (out of line, as in TensorFlow's big static initializers): each must keep its own op.
-    With answers that differ per file, the second file's op became "_no_register" (found on the
-    real r1.9 tree: no Placeholder kernel)."""
-    from tfbuild.templating import render
+    each compiled with its own per-file header behind the tree's dispatcher (the real
+    templates), call Name's constructor at -O0 (out of line, as in TensorFlow's big static
+    initializers). Each must keep its own op, and an op the app does not use must be renamed
+    "_no_register" whichever copy the linker kept, as the one-header build does.
+    Found on the real r1.9 tree: with answers that differ per file, the second file's op became
+    "_no_register" (no Placeholder kernel); answering "yes" at run time instead registered the
+    kernels of unused ops that share a selected class (PlaceholderV2 here)."""
+    from tfbuild.build.per_file_selection import FileSelection, PerFileSelection
 
+    selection = PerFileSelection(
+        files=(FileSelection("a.cc", ("Placeholder",), ("PlaceholderOp",)), FileSelection("b.cc", ("Relu",), ("ReluOp",))),
+        ops=("Placeholder", "Relu"), register_gradients=False, op_granularity=False,
+    )
+    for path, text in selection.headers(tmp_path, "selection").items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    (tmp_path / "ops_to_register.h").write_text(selection.dispatcher())
+    (tmp_path / "app_selection.cc").write_text(selection.app_source())
     (tmp_path / "name.h").write_text(NAME_H)
-    for name, op in (("a", "Placeholder"), ("b", "Relu")):
-        header = render("selection/file_ops_to_register.h.j2", source=f"{name}.cc", ops=(op,),
-                        kernel_classes=(f"{op}Op",), op_granularity=False, register_gradients=False)
-        (tmp_path / f"{name}_selection.h").write_text(header)
+    for name, op, other in (("a", "Placeholder", "Relu"), ("b", "Relu", "Placeholder")):
         (tmp_path / f"{name}.cc").write_text(
-            f'#include "{name}_selection.h"\n#include "name.h"\n'
-            f'static_assert(SHOULD_REGISTER_OP("{op}") && !SHOULD_REGISTER_OP("Other"), "its own list at compile time");\n'
+            '#include "ops_to_register.h"\n#include "name.h"\n'
+            f'static_assert(SHOULD_REGISTER_OP("{op}") && !SHOULD_REGISTER_OP("{other}"), "its own list when compiled");\n'
             f'const char* registered_{name}() {{ return Name("{op}").op; }}\n'
+            f'const char* unused_{name}() {{ return Name("{op}V2").op; }}\n'
         )
     (tmp_path / "main.cc").write_text(
         '#include <cstdio>\nconst char* registered_a();\nconst char* registered_b();\n'
-        'int main() { std::printf("%s %s\\n", registered_a(), registered_b()); }\n'
+        'const char* unused_a();\nconst char* unused_b();\n'
+        'int main() { std::printf("%s %s %s %s\\n", registered_a(), registered_b(), unused_a(), unused_b()); }\n'
     )
-    for order in (("a.cc", "b.cc"), ("b.cc", "a.cc")):
+    objects = []
+    for name in ("a", "b"):
+        subprocess.run([compiler, "-std=c++11", "-O0", "-I.", "-DTFBUILD_APP_SELECTION",
+                        f"-DTFBUILD_SELECTION_HEADER=\"selection/{name}.h\"", "-c", f"{name}.cc"],
+                       cwd=tmp_path, check=True, capture_output=True, text=True)
+        objects.append(f"{name}.o")
+    for order in (objects, objects[::-1]):
         program = tmp_path / "program"
-        subprocess.run(["g++", "-std=c++11", "-O0", *order, "main.cc", "-o", str(program)], cwd=tmp_path,
-                       check=True, capture_output=True, text=True)
+        subprocess.run([compiler, "-std=c++11", "-O0", *order, "app_selection.cc", "main.cc", "-o", str(program)],
+                       cwd=tmp_path, check=True, capture_output=True, text=True)
         ran = subprocess.run([str(program)], capture_output=True, text=True, check=True)
-        assert ran.stdout.split() == ["Placeholder", "Relu"], order
+        assert ran.stdout.split() == ["Placeholder", "Relu", "_no_register", "_no_register"], order

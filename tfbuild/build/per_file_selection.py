@@ -10,9 +10,16 @@ directory: a path that is the same for every app and every output directory), an
 compiled with ``-DTFBUILD_SELECTION_HEADER`` naming it, through a makefile of per-object
 flags read after TensorFlow's (the Makefile is not edited). The tree's
 ``tensorflow/core/framework/ops_to_register.h`` becomes a dispatcher that includes that header
-and otherwise registers everything (a file the indexes know no registration of); it names no op,
-so it is the same for every app. A second app then rebuilds just the files whose own selection
-changed; the rest come from make's up-to-date objects or the compiler cache.
+and otherwise chooses nothing at compile time (a file the indexes know no registration of); it
+names no op, so it is the same for every app. A second app then rebuilds just the files whose
+own selection changed, and one more: ``app_selection.cc``.
+
+That one source holds the app's whole op list, because ``SHOULD_REGISTER_OP`` is also asked at
+run time, by ``register_kernel::Name``'s inline constructor, of which the linker keeps one copy
+for the whole binary: its answer must not depend on the file that copy came from. The
+dispatcher answers from the file's list while compiling (``__builtin_is_constant_evaluated``)
+and from the app's list at run time, so kernels of ops the app does not use are renamed
+``_no_register`` as in the one-header build. The makefile adds the object to the library.
 
 The kernels registered are exactly those of the one-header build as long as the indexes know
 every registration of the files they list (the tests compare the built binaries' kernel lists).
@@ -34,6 +41,8 @@ from tfbuild.tree.kernel_index import KernelIndex
 SELECTION_DIR = "tfbuild_selection"
 """Where the per-file headers go (under the Makefile's git-ignored ``gen/``): ``<source>.h``."""
 SELECTION_MAKEFILE = "tfbuild-selection.mk"
+APP_SELECTION_SOURCE = "app_selection.cc"
+"""The app's whole op list, beside the headers: the one source that changes with every app."""
 _PLAIN_PATH = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_./+-]*\.cc")
 
 
@@ -57,9 +66,11 @@ class FileSelection:
 
 @dataclass(frozen=True)
 class PerFileSelection:
-    """Every source's selection, and the build-wide gradient decision they all share."""
+    """Every source's selection, the app's op list asked at run time, and the build-wide
+    gradient decision they all share."""
 
     files: tuple[FileSelection, ...]
+    ops: tuple[str, ...]
     register_gradients: bool
     op_granularity: bool
 
@@ -72,10 +83,13 @@ class PerFileSelection:
                 ops=selection.ops,
                 kernel_classes=selection.kernel_classes,
                 op_granularity=self.op_granularity,
-                register_gradients=self.register_gradients,
             )
             for selection in self.files
         }
+
+    def app_source(self) -> str:
+        """``app_selection.cc``: the app's ops, for ``register_kernel::Name`` at run time."""
+        return render("selection/app_selection.cc.j2", ops=self.ops)
 
     def dispatcher(self) -> str:
         """The tree's ops_to_register.h: the same for every app with the same gradient decision."""
@@ -84,7 +98,11 @@ class PerFileSelection:
     def makefile(self, base: str) -> str:
         """``tfbuild-selection.mk``: the per-object flags, which name paths only, relative to the
         tree's root (``-I.`` finds them), so they are the same in every copy of the tree."""
-        return render("selection/selection.mk.j2", rules=[(s.object, s.header(base)) for s in self.files])
+        return render(
+            "selection/selection.mk.j2",
+            rules=[(s.object, s.header(base)) for s in self.files],
+            app_object=f"{base}/{APP_SELECTION_SOURCE.removesuffix('.cc')}.o",
+        )
 
 
 def per_file_selection(
@@ -118,7 +136,12 @@ def per_file_selection(
             ops=tuple(sorted(op for op in ops_by_file[source] if op in header.ops)),
             kernel_classes=tuple(name for name in header.kernel_classes if _squeeze(name) in registered),
         ))
-    return PerFileSelection(tuple(files), "SymbolicGradient" in header.ops, header.op_granularity)
+    return PerFileSelection(
+        files=tuple(files),
+        ops=tuple(sorted(header.ops)),
+        register_gradients="SymbolicGradient" in header.ops,
+        op_granularity=header.op_granularity,
+    )
 
 
 def _squeeze(name: str) -> str:

@@ -58,7 +58,9 @@ def _generated(plan: BuildPlan) -> tuple[str, ...]:
             shown.append(f"{file.path} ({len(file.content.splitlines())} lines)")
     if selection:
         root = Path(*selection[0].path.parts[: selection[0].path.parts.index(SELECTION_DIR) + 1])
-        shown.append(f"{root}/ ({len(selection)} per-file selection headers)")
+        headers = sum(1 for file in selection if file.path.suffix == ".h")
+        others = ", ".join(file.path.name for file in selection if file.path.suffix != ".h")
+        shown.append(f"{root}/ ({headers} per-file selection headers{', ' + others if others else ''})")
     return tuple(shown)
 
 

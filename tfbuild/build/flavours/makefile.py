@@ -71,7 +71,7 @@ from tfbuild.build.flavours.layout import (
     toolchain_image,
     tree_header_file,
 )
-from tfbuild.build.per_file_selection import SELECTION_DIR, SELECTION_MAKEFILE
+from tfbuild.build.per_file_selection import APP_SELECTION_SOURCE, SELECTION_DIR, SELECTION_MAKEFILE
 from tfbuild.build.plan import AndroidNdkUse, AppliedSizeProfile, Artifact, BuildPlan, GeneratedFile, Step
 from tfbuild.build.remote import CCACHE_STATS_FILE, makefile_remote
 from tfbuild.build.reproducible import Reproducibility, deterministic_ar_flags, prefix_maps
@@ -202,12 +202,13 @@ def _selection_notes(request: PlanRequest) -> tuple[str, ...]:
     count = len(request.selection.files)
     return (f"per-file selection: {count} kernel and op sources each see only their own selection "
             f"({SELECTION_BASE}/, {MAKEFILE_DIR}/{GEN_DIR}/{SELECTION_MAKEFILE}); the tree's "
-            "ops_to_register.h dispatches to them and names no op, so it is the same for every app",)
+            "ops_to_register.h dispatches to them and names no op, so it is the same for every app; "
+            f"the app's op list, asked at run time, is {SELECTION_BASE}/{APP_SELECTION_SOURCE}",)
 
 
 def _selection_files(request: PlanRequest) -> tuple[GeneratedFile, ...]:
-    """Under per-file selection: each source's header beside the build's, and the makefile of
-    per-object flags (:mod:`tfbuild.build.per_file_selection`)."""
+    """Under per-file selection: each source's header beside the build's, the app's op list for
+    run time, and the makefile of per-object flags (:mod:`tfbuild.build.per_file_selection`)."""
     selection = request.selection
     if selection is None:
         return ()
@@ -215,6 +216,7 @@ def _selection_files(request: PlanRequest) -> tuple[GeneratedFile, ...]:
     headers = selection.headers(request.tree.root, SELECTION_BASE)
     return (
         *(GeneratedFile(path=path, content=text) for path, text in headers.items()),
+        GeneratedFile(path=request.tree.root / SELECTION_BASE / APP_SELECTION_SOURCE, content=selection.app_source()),
         GeneratedFile(path=request.tree.root / MAKEFILE_DIR / GEN_DIR / SELECTION_MAKEFILE,
                       content=selection.makefile(SELECTION_BASE)),
     )

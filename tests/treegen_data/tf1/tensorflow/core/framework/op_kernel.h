@@ -1,8 +1,11 @@
 /* Stand-in written for tfbuild's test trees, shaped like TensorFlow 1.x's
 op_kernel.h. REGISTER_KERNEL_BUILDER has the real shape: the kernel class is
 stringified with #__VA_ARGS__ and the registration is kept or dropped on
-SHOULD_REGISTER_OP_KERNEL(class string) alone, at compile time, as in TF 1.x.
-OpKernel, KernelDefBuilder and the registrar are minimal stubs.
+SHOULD_REGISTER_OP_KERNEL(class string) at compile time; as in TF 1.x since
+0.12, register_kernel::Name also asks SHOULD_REGISTER_OP, at run time, and
+renames the kernel of an op the app does not use to "_no_register" (a class
+shared by a used and an unused op). OpKernel, KernelDefBuilder and the
+registrar are minimal stubs.
 ==============================================================================*/
 
 #ifndef TENSORFLOW_CORE_FRAMEWORK_OP_KERNEL_H_
@@ -56,7 +59,13 @@ class KernelDefBuilder {
 };
 
 namespace register_kernel {
-typedef ::tensorflow::KernelDefBuilder Name;
+
+class Name : public KernelDefBuilder {
+ public:
+  explicit Name(const char* op)
+      : KernelDefBuilder(SHOULD_REGISTER_OP(op) ? op : "_no_register") {}
+};
+
 }  // namespace register_kernel
 
 namespace kernel_factory {
