@@ -193,9 +193,9 @@ def test_makefile_build_registers_only_the_selected_kernels(tmp_path, where):
     listing = subprocess.run([str(out / "benchmark")], capture_output=True, text=True, check=True).stdout
     kernels = {tuple(line.split("\t")[1:]) for line in listing.splitlines() if line.startswith("kernel\t")}
     cpu = {(op, cls) for op, device, cls in kernels if device == "CPU"}
+    # AddV2 shares Add's class but is not in the app: register_kernel::Name drops it at run time.
     assert cpu == {("Const", "ConstantOp"), ("Relu", "ReluOp<CPUDevice, float>"), ("NoOp", "NoOp"),
-                   ("Add", "BinaryOp<CPUDevice, functor::add<float>>"),
-                   ("AddV2", "BinaryOp<CPUDevice, functor::add<float>>")}  # AddV2 shares Add's class
+                   ("Add", "BinaryOp<CPUDevice, functor::add<float>>")}
     manifest = json.loads((out / "manifest.json").read_text())
     assert {a["name"] for a in manifest["artifacts"]} == {"libtensorflow-core.a", "libprotobuf.a", "libnsync.a", "benchmark"}
     head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=tree, capture_output=True, text=True).stdout.strip()

@@ -13,23 +13,19 @@ from tfbuild_testing import bazel_binary
 
 HEADER = treegen.DATA_DIR / "headers" / "tf1_find_in_ops_to_register.h"
 
-# What the header selects, as (op, class) pairs of CPU kernels. TF 1.x checks the class alone,
-# so every op registered with a selected class comes along (AddV2 shares Add's class,
-# _HostSend/_HostRecv share SendOp/RecvOp, the "eigen"-labelled MatMul shares MatMul's class).
+# What the header selects, as (op, class) pairs of CPU kernels. The class is checked while
+# compiling, the op at run time by register_kernel::Name (TF 1.x since 0.12, and 2.x): kernels of
+# ops missing from the header's op list are dropped even where they share a selected class
+# (AddV2 shares Add's class, _HostSend/_HostRecv share SendOp/RecvOp).
 TF1_SELECTED_CPU = {
     ("Add", "BinaryOp<CPUDevice, functor::add<float>>"),
-    ("AddV2", "BinaryOp<CPUDevice, functor::add<float>>"),
     ("Const", "ConstantOp"),
     ("MatMul", "MatMulOp<CPUDevice, float, false >"),
     ("NoOp", "NoOp"),
     ("_Send", "SendOp"),
-    ("_HostSend", "SendOp"),
     ("_Recv", "RecvOp"),
-    ("_HostRecv", "RecvOp"),
 }
-# TF 2.x also checks the op name, so ops missing from the header's op list are dropped.
-TF2_SELECTED_CPU = {pair for pair in TF1_SELECTED_CPU
-                    if pair[0] not in ("AddV2", "_HostSend", "_HostRecv")}
+TF2_SELECTED_CPU = TF1_SELECTED_CPU
 
 
 def _git(root: Path, *args: str) -> str:

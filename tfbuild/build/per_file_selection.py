@@ -23,8 +23,10 @@ and from the app's list at run time, so kernels of ops the app does not use are 
 
 The kernels registered are exactly those of the one-header build as long as the indexes know
 every registration of the files they list (the tests compare the built binaries' kernel lists).
-Only the Makefile flavour does this: Bazel would need every per-file header declared as an
-input of its action.
+Only the Makefile flavour does this: Bazel's disk and remote cache keys hold every header a
+compile action declares, and TensorFlow compiles its kernels in one big ``cc_library``, so
+per-file headers would still change every kernel's key (README: "A second app on the same
+tree").
 """
 
 from __future__ import annotations

@@ -44,12 +44,12 @@ class HeaderOptions:
     names MatMul's CPU kernel ``BatchMatMulOp<CPUDevice, float, float, float, true>``, TF 1.12
     ``MatMulOp<CPUDevice, float, false >``): a kernel-granular header from one version silently
     drops kernels in another. ``granularity="op"`` is for such trees: ``SHOULD_REGISTER_OP``
-    lists the ops and ``SHOULD_REGISTER_OP_KERNEL(clz)`` accepts every class. On TF 2.x, whose
-    ``REGISTER_KERNEL_BUILDER`` also checks ``SHOULD_REGISTER_OP(op)``, that keeps every kernel
-    (all dtypes) of every needed op and nothing else: bigger than kernel granularity, never
-    wrong. On TF 1.x, whose kernel registration checks the class alone, it trims the ops but
-    keeps every kernel, so it saves little there; use kernel granularity with a header made by
-    the matching TF version instead.
+    lists the ops and ``SHOULD_REGISTER_OP_KERNEL(clz)`` accepts every class.
+    ``register_kernel::Name`` (TF since 0.12) also checks ``SHOULD_REGISTER_OP(op)``, at run
+    time, so that registers every kernel (all dtypes) of every needed op and nothing else:
+    never wrong, but the code of every kernel class in the compiled files stays in the binary,
+    since only the class check is made while compiling. Where the classes match, use kernel
+    granularity with a header made by the matching TF version instead.
     """
 
     default_ops: str = DEFAULT_OPS

@@ -115,8 +115,8 @@ def choose_flavour(options: BuildOptions, profile: TargetProfile, tree: TreeFact
     if options.per_file_selection and flavour != Flavour.MAKEFILE:
         raise ConfigError(
             f"per-file selection is for the Makefile flavour, not {flavour}",
-            hint="build with --flavour makefile, or leave out --per-file-selection (Bazel would need each "
-            "file's header declared as an input of its compile action)",
+            hint="build with --flavour makefile, or leave out --per-file-selection (Bazel's cache key holds "
+            "every header a compile action declares, so per-file headers would change every kernel's key)",
         )
     if flavour == Flavour.OPS_LIBRARY:
         if profile.ops_library is None:
