@@ -63,7 +63,7 @@ class FileSelection:
     @property
     def object(self) -> str:
         """The object's path below the Makefile's ``$(OBJDIR)``."""
-        return self.source.removesuffix(".cc") + ".o"
+        return _object_of(self.source)
 
 
 @dataclass(frozen=True)
@@ -103,7 +103,7 @@ class PerFileSelection:
         return render(
             "selection/selection.mk.j2",
             rules=[(s.object, s.header(base)) for s in self.files],
-            app_object=f"{base}/{APP_SELECTION_SOURCE.removesuffix('.cc')}.o",
+            app_object=_object_of(f"{base}/{APP_SELECTION_SOURCE}"),
         )
 
 
@@ -144,6 +144,11 @@ def per_file_selection(
         register_gradients="SymbolicGradient" in header.ops,
         op_granularity=header.op_granularity,
     )
+
+
+def _object_of(source: str) -> str:
+    """Where TensorFlow's Makefile puts a source's object, below ``$(OBJDIR)``."""
+    return source.removesuffix(".cc") + ".o"
 
 
 def _squeeze(name: str) -> str:
