@@ -103,7 +103,7 @@ def tree_plan(
 
 
 def registered_kernels(benchmark: Path) -> tuple[set[tuple[str, str]], set[str]]:
-    """(op, kernel class) of the CPU kernels and the ops a test tree's benchmark binary registered."""
+    """(op, kernel class) of the CPU and DEFAULT kernels and the ops a test tree's benchmark binary registered."""
     import subprocess
 
     output = subprocess.run([str(benchmark)], capture_output=True, text=True, check=True).stdout
@@ -114,7 +114,7 @@ def _parse_registry(output: str) -> tuple[set[tuple[str, str]], set[str]]:
     kernels, ops = set(), set()
     for line in output.splitlines():
         fields = line.split("\t")
-        if fields[0] == "kernel" and fields[2] == "CPU":
+        if fields[0] == "kernel" and fields[2] in ("CPU", "DEFAULT"):  # what a CPU build runs
             kernels.add((fields[1], "".join(fields[3].split())))
         elif fields[0] == "op":
             ops.add(fields[1])

@@ -3,24 +3,29 @@
 The nsync fix-up is checked against real make and g++: a Makefile generated the way
 compile_nsync.sh generates nsync's (``PLATFORM_CFLAGS=... -Werror ...``) fails on a file that
 gcc 8+ warns about (``-Wclass-memaccess``), and builds with the environment the planned step
-carries; the tracked files are never touched.
+carries; the tracked files are never touched. The absl fix-ups are checked the same way: the
+shapes of absl's code fail with the host's real g++ (gcc 12, glibc 2.36 here) and compile after
+their step has run.
 """
 
 from __future__ import annotations
 
 import os
 import subprocess
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 
 import pytest
 from test_build_plans import plan_for, world  # noqa: F401  (the world fixture)
+from treegen import make_tf1_tree
 
 from tfbuild.build.fixups import FixupTable, apply_fixups, fixup_table
 from tfbuild.build.plan import Step
 from tfbuild.build.plan_text import plan_text
+from tfbuild.errors import ConfigError
 from tfbuild.tree.facts import TensorFlowVersion
 
 TF19 = TensorFlowVersion(1, 9, 0)
+TF112 = TensorFlowVersion(1, 12, 0)
 TF216 = TensorFlowVersion(2, 16, 0)
 
 NSYNC_LIKE_MAKEFILE = """\
@@ -41,6 +46,15 @@ void clear(waiter *w) { std::memset(w, 0, sizeof(*w)); }
 
 def _step(name: str, **env: str) -> Step:
     return Step(name, ("true",), PurePosixPath("/src"), env=env)
+
+
+def _named(steps: tuple[Step, ...], name: str) -> Step:
+    (step,) = (step for step in steps if step.name == name)
+    return step
+
+
+ABSL_FIXUP_STEPS = ("fix-up: absl-sigstksz-glibc234", "fix-up: absl-graphcycles-include-limits")
+"""The steps of the absl fix-ups, which go before every Makefile build of TensorFlow."""
 
 
 def test_the_nsync_fixup_goes_into_every_nsync_step_of_an_old_tree():
@@ -75,7 +89,7 @@ def test_every_fixup_in_the_table_is_complete():
     assert table.fixups
     for fixup in table.fixups:
         assert fixup.why and fixup.steps
-        assert fixup.acts_on_step or fixup.directories or fixup.script, fixup.name
+        assert fixup.acts_on_step or fixup.directories or fixup.script or fixup.edit, fixup.name
 
 
 CLANG_VALUES = {"target_cc": "/ndk/bin/aarch64-linux-android21-clang", "target_ar": "/ndk/bin/llvm-ar",
@@ -95,8 +109,10 @@ def test_fixups_for_tagged_steps_go_only_into_those_steps():
         Step("build TensorFlow (android-arm64)", make, PurePosixPath("/src"), tags=frozenset({"ndk-clang"})),
     )
     changed, applied = apply_fixups(steps, TF19, values=CLANG_VALUES)
-    assert changed[0] == steps[0] and changed[1] == steps[1]
-    stub, eigen, build = changed[2], changed[3], changed[4]
+    assert changed[0] == steps[0] and changed[3] == steps[1]
+    assert tuple(step.name for step in changed[1:3]) == ABSL_FIXUP_STEPS  # every build, see below
+    stub, eigen, build = changed[4], changed[5], changed[8]
+    assert tuple(step.name for step in changed[6:8]) == ABSL_FIXUP_STEPS
     assert stub.name == "fix-up: android-static-liblog" and stub.argv[:2] == ("bash", "-c")
     assert stub.argv[-3:] == (CLANG_VALUES["target_cc"], CLANG_VALUES["target_ar"], CLANG_VALUES["fixups_dir"])
     assert eigen.name == "fix-up: eigen-transpositions-clang19" and eigen.argv[-1] == EIGEN_HEADER
@@ -107,12 +123,13 @@ def test_fixups_for_tagged_steps_go_only_into_those_steps():
     assert build.argv[3] == f"LDFLAGS=-Wl,--no-whole-archive -L{CLANG_VALUES['fixups_dir']} -fPIE -pie"
     lib = CLANG_VALUES["host_protobuf_lib"]
     assert build.argv[-1] == f"LD_LIBRARY_PATH:={lib}$(if $(LD_LIBRARY_PATH),:$(LD_LIBRARY_PATH))"
+    absl = [(name.removeprefix("fix-up: "), name) for name in ABSL_FIXUP_STEPS]
     assert [(fix.name, fix.step) for fix in applied] == [  # in step order
-        ("android-static-liblog", stub.name), ("eigen-transpositions-clang19", eigen.name),
+        *absl, ("android-static-liblog", stub.name), ("eigen-transpositions-clang19", eigen.name), *absl,
         ("android-static-liblog", build.name), ("android-no-whole-archive", build.name),
         ("host-protobuf-library-path", build.name),
     ]
-    assert len(changed) == 5
+    assert len(changed) == 9
 
 
 def test_the_cross_protobuf_fixups_go_only_into_a_cross_protobuf_step():
@@ -211,7 +228,8 @@ def test_the_eigen_fixup_edits_the_downloaded_header_once_and_says_so(tmp_path):
     import shutil
 
     step = Step("build TensorFlow (android-arm64)", ("make",), PurePosixPath("/src"), tags=frozenset({"ndk-clang"}))
-    (_, fixup, _), _ = apply_fixups((step,), TF19, values=CLANG_VALUES)
+    changed, _ = apply_fixups((step,), TF19, values=CLANG_VALUES)
+    fixup = _named(changed, "fix-up: eigen-transpositions-clang19")
     absent = subprocess.run(fixup.argv, cwd=tmp_path, capture_output=True, text=True, check=True)
     assert "not there" in absent.stdout
     header = tmp_path / EIGEN_HEADER
@@ -255,7 +273,8 @@ def test_the_liblog_stub_links_statically_and_runs(mini_ndk, tmp_path):
     values = {"target_cc": str(bin_dir / "aarch64-linux-android21-clang"), "target_ar": str(bin_dir / "llvm-ar"),
               "fixups_dir": str(tmp_path / "fixups"), "host_protobuf_lib": CLANG_VALUES["host_protobuf_lib"]}
     step = Step("build TensorFlow (android-arm64)", ("make",), PurePosixPath("/src"), tags=frozenset({"ndk-clang"}))
-    (stub, _, _), _ = apply_fixups((step,), TF19, values=values)
+    changed, _ = apply_fixups((step,), TF19, values=values)
+    stub = _named(changed, "fix-up: android-static-liblog")
     subprocess.run(stub.argv, cwd=tmp_path, check=True, capture_output=True)
     (tmp_path / "main.c").write_text(
         'int __android_log_write(int, const char*, const char*);\n'
@@ -267,7 +286,8 @@ def test_the_liblog_stub_links_statically_and_runs(mini_ndk, tmp_path):
 
 def test_the_plan_and_its_text_show_the_fixups(world):  # noqa: F811
     plan = plan_for(world, "linux-x86_64", "makefile")
-    assert {fix.name for fix in plan.fixups} == {"nsync-without-werror", "protobuf-without-gmock"}
+    assert {fix.name for fix in plan.fixups} == {"nsync-without-werror", "protobuf-without-gmock",
+                                                 "absl-sigstksz-glibc234", "absl-graphcycles-include-limits"}
     text = plan_text(plan)
     assert "toolchain fix-ups (no tracked file of the tree is edited):" in text
     assert "fix-up nsync-without-werror: compile_nsync.sh builds nsync 1.20 with -Werror" in text
@@ -289,3 +309,168 @@ def test_the_nsync_fixup_makes_a_werror_makefile_build_with_real_make(tmp_path, 
         assert done.returncode != 0
         assert "class-memaccess" in done.stderr
     assert (tmp_path / "Makefile").read_text() == NSYNC_LIKE_MAKEFILE  # nothing was edited
+
+
+# The shapes of the absl that TF 1.12-1.15 trees download (abseil-cpp 48cd2c3f, 389ec3f9, daf381e8,
+# 43ef2148; every commit from 2018-04-26 to 2021-04-13): SetupAlternateStackOnce's statement in
+# absl/debugging/failure_signal_handler.cc, and absl/synchronization/internal/graphcycles.cc's
+# std::numeric_limits under includes without <limits> (<array> the last standard one).
+ABSL = "tensorflow/contrib/makefile/downloads/absl/absl"
+SIGSTKSZ_FILE = f"{ABSL}/debugging/failure_signal_handler.cc"
+GRAPHCYCLES_FILE = f"{ABSL}/synchronization/internal/graphcycles.cc"
+ABSL_LIKE_FAILURE_SIGNAL_HANDLER = """\
+#include <signal.h>
+#include <unistd.h>
+#include <algorithm>
+#include <cstddef>
+size_t AlternateStackSize() {
+  const size_t page_mask = sysconf(_SC_PAGESIZE) - 1;
+  size_t stack_size = (std::max(SIGSTKSZ, 65536) + page_mask) & ~page_mask;
+  return stack_size;
+}
+"""
+ABSL_LIKE_GRAPHCYCLES = """\
+#include <algorithm>
+#include <array>
+#include <cstdint>
+bool VersionExhausted(uint32_t version) {
+  return version == std::numeric_limits<uint32_t>::max();
+}
+"""
+
+
+def _glibc() -> tuple[int, ...]:
+    found = os.confstr("CS_GNU_LIBC_VERSION") if "CS_GNU_LIBC_VERSION" in os.confstr_names else None
+    return tuple(int(part) for part in found.split()[1].split(".")[:2]) if found else (0,)
+
+
+def _gcc_major() -> int:
+    version = subprocess.run(["g++", "-dumpversion"], capture_output=True, text=True, check=True).stdout
+    return int(version.strip().split(".")[0])
+
+
+ABSL_CASES = [
+    # fix-up, file, its shape, what the shape becomes, what g++ says before, whether this host says it
+    ("absl-sigstksz-glibc234", SIGSTKSZ_FILE, ABSL_LIKE_FAILURE_SIGNAL_HANDLER,
+     ABSL_LIKE_FAILURE_SIGNAL_HANDLER.replace("std::max(SIGSTKSZ", "std::max<size_t>(SIGSTKSZ"),
+     "no matching function for call to 'max(long int, int)'", lambda: _glibc() >= (2, 34)),
+    ("absl-graphcycles-include-limits", GRAPHCYCLES_FILE, ABSL_LIKE_GRAPHCYCLES,
+     ABSL_LIKE_GRAPHCYCLES.replace("#include <array>\n", "#include <array>\n#include <limits>\n"),
+     "'numeric_limits' is not a member of 'std'", lambda: _gcc_major() >= 11),
+]
+
+
+def _absl_fixup_step(name: str) -> Step:
+    """The fix-up's step as a Makefile plan for Linux has it: before its build of TensorFlow."""
+    step = Step("build TensorFlow (linux-x86_64)", ("make",), PurePosixPath("/src"))
+    changed, _ = apply_fixups((step,), TF112)
+    assert changed[-1] == step  # it changes nothing in the build itself
+    return _named(changed, f"fix-up: {name}")
+
+
+def _compile(source: Path, tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    """The host's real g++, as the Makefile compiles absl (-std=c++11), its messages in ASCII."""
+    env = {**os.environ, "LC_ALL": "C"}
+    return subprocess.run(["g++", "-std=c++11", "-c", str(source), "-o", str(tmp_path / "probe.o")],
+                          capture_output=True, text=True, env=env)
+
+
+@pytest.mark.parametrize("name, path, shape, fixed, error, host_needs_it", ABSL_CASES,
+                         ids=[case[0] for case in ABSL_CASES])
+def test_the_absl_fixups_make_absls_code_compile_with_the_host_gcc(tmp_path, name, path, shape, fixed, error,
+                                                                   host_needs_it):
+    """Run as planned, in the tree's root: the shape fails with this host's g++ (gcc 11+ /
+    glibc 2.34+), compiles after the step, which logs what it changed, and a second run changes
+    nothing."""
+    step = _absl_fixup_step(name)
+    source = tmp_path / path
+    source.parent.mkdir(parents=True)
+    source.write_text(shape)
+    before = _compile(source, tmp_path)
+    if host_needs_it():
+        assert before.returncode != 0 and error in before.stderr, before.stderr
+    first = subprocess.run(step.argv, cwd=tmp_path, capture_output=True, text=True, check=True)
+    assert first.stdout.startswith(f"{path}: ") and "1 line(s)" in first.stdout, first.stdout
+    assert source.read_text() == fixed  # that statement, that include, nothing else
+    after = _compile(source, tmp_path)
+    assert after.returncode == 0, after.stderr
+    stamp = source.stat().st_mtime_ns
+    second = subprocess.run(step.argv, cwd=tmp_path, capture_output=True, text=True, check=True)
+    assert "nothing to change" in second.stdout
+    assert source.read_text() == fixed and source.stat().st_mtime_ns == stamp  # make rebuilds nothing
+
+
+# What the steps must leave alone: no absl (a tree before absl, or downloads not there), and an
+# absl that is not exactly that code: abseil-cpp a9831f1c (2021-05) and later, where both fixes
+# are in, and a graphcycles.cc that has no numeric_limits to declare.
+UNTOUCHED_CASES = [
+    ("absl-sigstksz-glibc234", None, "not there, nothing to change"),
+    ("absl-sigstksz-glibc234", "  size_t stack_size =\n      (std::max<size_t>(SIGSTKSZ, 65536) + page_mask) & ~page_mask;\n",
+     "no 'std::max(SIGSTKSZ, 65536)', nothing to change"),
+    ("absl-graphcycles-include-limits", None, "not there, nothing to change"),
+    ("absl-graphcycles-include-limits", "#include <algorithm>\n#include <array>\n#include <limits>\n"
+     "bool f(unsigned v) { return v == std::numeric_limits<unsigned>::max(); }\n",
+     "already has '#include <limits>', nothing to change"),
+    ("absl-graphcycles-include-limits", "#include <algorithm>\n#include <array>\n",
+     "no 'std::numeric_limits', nothing to change"),
+]
+
+
+@pytest.mark.parametrize("name, text, said", UNTOUCHED_CASES)
+def test_the_absl_fixups_leave_other_code_alone(tmp_path, name, text, said):
+    path = SIGSTKSZ_FILE if "sigstksz" in name else GRAPHCYCLES_FILE
+    source = tmp_path / path
+    if text is not None:
+        source.parent.mkdir(parents=True)
+        source.write_text(text)
+    done = subprocess.run(_absl_fixup_step(name).argv, cwd=tmp_path, capture_output=True, text=True, check=True)
+    assert done.stdout == f"{path}: {said}\n"
+    if text is None:
+        assert not source.exists() and not source.parent.exists()
+    else:
+        assert source.read_text() == text
+    assert not list(tmp_path.rglob("*.tfbuild-tmp"))
+
+
+@pytest.mark.parametrize("edit, refused", [
+    ('find = "#include <array>", add_line = "#include <limits>"', "a second run would edit again"),
+    ('find = "max(", replace = "std::max("', "a second run would edit again"),
+    ('find = "x", replace = "y", add_line = "z"', "either 'replace' or 'add_line'"),
+    ('find = "x", replace = "y", if_contains = ["a\\nb"]', "one non-empty line"),
+])
+def test_an_edit_that_is_not_one_safe_literal_change_is_refused(tmp_path, edit, refused):
+    """An edit whose second run would change the file again, or that is not one line."""
+    table = tmp_path / "fixups.toml"
+    table.write_text(f'[[fixups]]\nname = "x"\nwhy = "y"\nsteps = "build TensorFlow"\ntensorflow = ["1.4", ""]\n'
+                     f'edit = {{ file = "downloads/a.cc", {edit} }}\n')
+    with pytest.raises(ConfigError, match=refused):
+        fixup_table(table)
+
+
+def test_a_local_makefile_plan_edits_a_downloaded_absl_before_its_build(world):  # noqa: F811
+    """``tfbuild build --local`` for Linux of a tree whose downloads hold absl: both steps are in
+    the plan (and its text), by name, before the build of TensorFlow, and run where the plan
+    says they leave absl's code compiling with this host's g++."""
+    tree = world / "tf1-absl"
+    if not tree.exists():
+        make_tf1_tree(tree)
+        for path, shape in ((SIGSTKSZ_FILE, ABSL_LIKE_FAILURE_SIGNAL_HANDLER), (GRAPHCYCLES_FILE, ABSL_LIKE_GRAPHCYCLES)):
+            (tree / path).parent.mkdir(parents=True, exist_ok=True)
+            (tree / path).write_text(shape)
+    plan = plan_for(world, "linux-x86_64", "makefile", tree="tf1-absl", local=True)
+    assert plan.image is None
+    names = [step.name for step in plan.steps]
+    build = names.index("build TensorFlow (linux-x86_64)")
+    assert tuple(names[build - 2:build]) == ABSL_FIXUP_STEPS
+    assert {fix.name: fix.step for fix in plan.fixups if fix.name.startswith("absl-")} == {
+        name.removeprefix("fix-up: "): name for name in ABSL_FIXUP_STEPS
+    }
+    text = plan_text(plan)
+    assert "fix-up absl-sigstksz-glibc234: glibc 2.34 and later define SIGSTKSZ as sysconf(_SC_SIGSTKSZ)" in text
+    assert "absl-graphcycles-include-limits (in step 'fix-up: absl-graphcycles-include-limits')" in text
+    for step in plan.steps[build - 2:build]:
+        assert step.workdir == PurePosixPath(tree)
+        subprocess.run(step.argv, cwd=step.workdir, capture_output=True, text=True, check=True)
+    for path in (SIGSTKSZ_FILE, GRAPHCYCLES_FILE):
+        compiled = _compile(tree / path, world)
+        assert compiled.returncode == 0, compiled.stderr

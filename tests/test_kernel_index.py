@@ -10,6 +10,7 @@ fast tests pin the registration forms real trees use, including facts measured o
 from __future__ import annotations
 
 import importlib.util
+import json
 import re
 import shutil
 import subprocess
@@ -324,3 +325,99 @@ def test_index_matches_real_tensorflow_headers(tmp_path):
     index = build_kernel_index(root, cache_dir=tmp_path / "cache")
     assert len(compiled) > 30
     assert compiled == {(r.op, r.kernel_class) for r in index.registrations}
+
+
+# --- TF 1.15 and 2.x registration shapes (the tf2 tree) -------------------------------------
+
+
+@pytest.fixture(scope="module")
+def tf2_index(tmp_path_factory):
+    root = treegen.make_tf2_tree(tmp_path_factory.mktemp("kindex2") / "tf")
+    return root, build_kernel_index(root, cache_dir=tmp_path_factory.mktemp("cache2"))
+
+
+def test_device_default_kernels_are_what_a_cpu_build_has(tf2_index):
+    """NoOp is registered for DEVICE_DEFAULT only since TF 1.15 (real 1.15.5: 38 such
+    registrations in core/kernels, 2.21: several hundred): a CPU build has it."""
+    _, index = tf2_index
+    assert {(r.device, r.kernel_class) for r in index.registrations_for_op("NoOp")} == {("DEFAULT", "NoOp")}
+    assert {r.device for r in index.registrations} == {"CPU", "DEFAULT"}
+
+
+def test_op_names_held_in_constants(tf2_index):
+    """``Name(kArgOp)`` with ``kArgOp`` an alias of ``FunctionLibraryDefinition::kArgOp``
+    (framework/function.h), as TF 2.x registers the function-call kernels."""
+    _, index = tf2_index
+    assert index.classes_for_op("_Arg") == {"ArgOp"} and index.classes_for_op("_Retval") == {"RetvalOp"}
+    assert index.unread == ()
+
+
+def test_desktop_only_default_kernels_are_left_out(tf2_index):
+    """function_ops.cc defines PLUGGABLE_DEVICE_SUPPORTED_MACOS under __APPLE__ (not iOS) and
+    registers DEFAULT kernels behind it: no mobile or Linux build compiles them."""
+    _, index = tf2_index
+    default = [r.type_constraints for r in index.registrations_for_op("_Arg") if r.device == "DEFAULT"]
+    assert default == [(("T", "int32"),)]  # the unguarded one only, not the macOS float one
+
+
+@pytest.mark.compiler
+def test_tf2_index_matches_what_gxx_registers(tf2_index, tmp_path):
+    """g++ on the tf2 tree's kernel files, DEVICE_DEFAULT included: the index holds exactly the
+    (op, device, class) triples of CPU and DEFAULT kernels the binary registers."""
+    root, index = tf2_index
+    sources = sorted({r.file for r in index.registrations})
+    assert f"{K}/function_ops.cc" in sources and f"{K}/no_op.cc" in sources
+    framework = [p.relative_to(root).as_posix() for p in (root / "tensorflow/core/framework").glob("*.cc")]
+    binary = tmp_path / "all"
+    subprocess.run(["g++", "-std=c++11", "-O0", "-w", "-I.", *framework, *sources,
+                    "tensorflow/tools/benchmark/benchmark_model_main.cc", "-o", str(binary)],
+                   cwd=root, check=True, capture_output=True, text=True)
+    listing = subprocess.run([str(binary)], check=True, capture_output=True, text=True).stdout
+    kernels, _ = treegen.parse_registry_listing(listing)
+    compiled = {(op, device, cls) for op, device, cls in kernels if device in ("CPU", "DEFAULT")}
+    built = {(r.op, r.kernel_class) for r in index.registrations} and _indexed(index, sources, set())
+    indexed = {(r.op, r.device, r.kernel_class) for r in index.registrations if (r.op, r.kernel_class) in built}
+    assert compiled == indexed
+    assert ("NoOp", "DEFAULT", "NoOp") in compiled and ("_Arg", "CPU", "ArgOp") in compiled
+
+
+@pytest.fixture
+def unreadable_tree(tmp_path) -> Path:
+    root = treegen.make_tf2_tree(tmp_path / "tf")
+    shutil.copy(CASES / "unreadable" / "case_unreadable.cc", root / K / "case_unreadable.cc")
+    _commit(root, "add a registration the index cannot read")
+    return root
+
+
+def _unreadable_line() -> int:
+    text = (CASES / "unreadable" / "case_unreadable.cc").read_text().splitlines()
+    return next(n for n, line in enumerate(text, 1) if line.startswith("REGISTER_KERNEL_BUILDER"))
+
+
+def test_an_unreadable_registration_is_named_by_file_and_line(unreadable_tree, tmp_path, capsys, monkeypatch):
+    from tfbuild.cli import main
+
+    where = f"{K}/case_unreadable.cc:{_unreadable_line()}"
+    index = build_kernel_index(unreadable_tree, cache_dir=tmp_path / "cache")
+    assert [f"{u.file}:{u.line}" for u in index.unread] == [where]
+    assert "kMysteryOpNameFromGeneratedHeader" in index.unread[0].reason
+    monkeypatch.setenv("TFBUILD_CACHE_DIR", str(tmp_path / "cli-cache"))
+    assert main(["kernels", "Mystery", "--source", str(unreadable_tree)]) == SourceTreeError.exit_code
+    captured = capsys.readouterr()
+    assert where in captured.out and where in captured.err  # the op's report and the error line
+    assert main(["kernels", "NoOp", "--source", str(unreadable_tree), "--json"]) == 0
+    captured = capsys.readouterr()
+    assert where in captured.err  # every kernels run says the index is incomplete
+    assert json.loads(captured.out)["unread_registrations"][0].startswith(where)
+
+
+def test_check_names_the_unreadable_registration_of_a_missing_op(unreadable_tree, tmp_path, capsys, monkeypatch):
+    from tfbuild.cli import main
+
+    monkeypatch.setenv("TFBUILD_CACHE_DIR", str(tmp_path / "cli-cache"))
+    model = tmp_path / "ops.json"
+    model.write_text(json.dumps([["Mystery", "MysteryOp"], ["NoOp", "NoOp"]]))
+    code = main(["check", "--model", str(model), "--flavour", "bazel", "--source", str(unreadable_tree)])
+    err = capsys.readouterr().err
+    assert code == 5
+    assert f"{K}/case_unreadable.cc:{_unreadable_line()}" in err and "could not read" in err

@@ -13,7 +13,7 @@ import treegen
 from tfbuild.cli import main
 from tfbuild.errors import ConfigError, SourceTreeError
 from tfbuild.tree.checkout import checkout_source, clone_name
-from tfbuild.tree.facts import inspect_source_tree
+from tfbuild.tree.facts import TensorFlowVersion, inspect_source_tree, read_version
 
 
 def _git(root: Path, *args: str) -> str:
@@ -154,3 +154,60 @@ def test_cli_source_checks_out_and_reports(origin, tmp_path, capsys):
     assert "1.12.0" in out and "android_*" in out and "makefile, bazel" in out
     assert main(["source", "--source", str(tmp_path)]) == SourceTreeError.exit_code
     assert "version.h: not found" in capsys.readouterr().err
+
+
+# version.h of TF 2.19 and later: the numbers come from the build (tf_version.bzl), not #defines.
+_VERSION_H_WITHOUT_NUMBERS = """\
+#ifndef TENSORFLOW_CORE_PUBLIC_VERSION_H_
+#define TENSORFLOW_CORE_PUBLIC_VERSION_H_
+#define TF_STR_HELPER(x) #x
+#define TF_GRAPH_DEF_VERSION 2314  // Updated: 2025/8/9
+#endif  // TENSORFLOW_CORE_PUBLIC_VERSION_H_
+"""
+
+
+def _version_tree(root: Path, *, version_h: str = _VERSION_H_WITHOUT_NUMBERS, bzl: str | None = None) -> Path:
+    """Only what read_version looks at: version.h and, when given, tensorflow/tf_version.bzl."""
+    (root / "tensorflow/core/public").mkdir(parents=True)
+    (root / "tensorflow/core/public/version.h").write_text(version_h)
+    if bzl is not None:
+        (root / "tensorflow/tf_version.bzl").write_text(bzl)
+    return root
+
+
+@pytest.mark.parametrize("bzl, version", [
+    ('load("//tensorflow:tf_version.default.bzl", "VERSION_SUFFIX")\n'
+     'TF_VERSION = "2.21.0"\nMAJOR_VERSION, MINOR_VERSION, PATCH_VERSION = TF_VERSION.split(".")\n',
+     TensorFlowVersion(2, 21, 0)),
+    ("TF_VERSION = '2.19.1'\n", TensorFlowVersion(2, 19, 1)),
+    ('TF_VERSION = "2.20.0rc1"\n', TensorFlowVersion(2, 20, 0, suffix="rc1")),
+    ('TF_VERSION = "2.22.0-dev20260101"\n', TensorFlowVersion(2, 22, 0, suffix="-dev20260101")),
+])
+def test_a_tree_whose_version_h_has_no_numbers_is_read_from_tf_version_bzl(tmp_path, bzl, version):
+    assert read_version(_version_tree(tmp_path, bzl=bzl)) == version
+
+
+def test_numeric_defines_in_version_h_win_over_tf_version_bzl(tmp_path):
+    version_h = ('#define TF_MAJOR_VERSION 2\n#define TF_MINOR_VERSION 18\n#define TF_PATCH_VERSION 1\n'
+                 '#define TF_VERSION_SUFFIX "-rc0"\n')
+    root = _version_tree(tmp_path, version_h=version_h, bzl='TF_VERSION = "2.21.0"\n')
+    assert read_version(root) == TensorFlowVersion(2, 18, 1, suffix="-rc0")
+
+
+@pytest.mark.parametrize("bzl, says", [
+    (None, r"tensorflow/tf_version\.bzl: not found"),
+    ('# TF_VERSION = "2.21.0"\nVERSION = TF_VERSION\n', r'tensorflow/tf_version\.bzl: no TF_VERSION = "X\.Y\.Z"'),
+    ('TF_VERSION = "next"\n', r'tensorflow/tf_version\.bzl: TF_VERSION = "next" is not a TensorFlow version'),
+])
+def test_a_tree_stating_its_version_nowhere_names_both_files(tmp_path, bzl, says):
+    with pytest.raises(SourceTreeError, match=r"version\.h: no numeric TF_MAJOR_VERSION, and .*" + says):
+        read_version(_version_tree(tmp_path, bzl=bzl))
+
+
+def test_cli_source_reports_a_tree_versioned_by_tf_version_bzl(tmp_path, capsys):
+    root = treegen.make_tf2_tree(tmp_path / "tf", version=(2, 6, 0))
+    (root / "tensorflow/core/public/version.h").write_text(_VERSION_H_WITHOUT_NUMBERS)
+    (root / "tensorflow/tf_version.bzl").write_text('TF_VERSION = "2.21.0"\n')
+    assert inspect_source_tree(root).tf_version == "2.21.0"
+    assert main(["source", "--source", str(root), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["tf_version"] == "2.21.0"

@@ -8,6 +8,8 @@ from the installed TF silently compiles MatMul out of a 1.12 build.
 
 from __future__ import annotations
 
+import json
+import os
 from pathlib import Path
 
 import pytest
@@ -74,3 +76,76 @@ def test_the_summary_counts_what_the_header_registers(matmul_graph, tmp_path, ca
     assert line == f"wrote {header} (registers {len(contents.ops)} ops, {len(contents.kernel_classes)} kernel classes)"
     assert main(["header", str(matmul_graph), "-o", str(header), "--granularity", "op"]) == 0
     assert capsys.readouterr().out.strip().endswith(f"(registers {len(contents.ops)} ops, every kernel class of each)")
+
+
+# -- where the tree comes from: --source, else $TFBUILD_SOURCE, else tfbuild.toml's [build] source --
+TREE_MATMUL = "MatMulOp<CPUDevice,float,false>"
+_SETTINGS = ("TFBUILD_SOURCE", "TFBUILD_CONFIG", "TFBUILD_APP", "TFBUILD_DEFAULT_OPS", "TFBUILD_HEADER_GRANULARITY")
+
+
+@pytest.fixture
+def no_settings(tmp_path, monkeypatch) -> Path:
+    """A working directory without tfbuild.toml and no tfbuild variables set."""
+    for name in _SETTINGS:
+        monkeypatch.delenv(name, raising=False)
+    workdir = tmp_path / "work"
+    workdir.mkdir()
+    monkeypatch.chdir(workdir)
+    return workdir
+
+
+def _written_classes(header: Path) -> set[str]:
+    return {_squash(c) for c in parse_header(header).kernel_classes}
+
+
+@pytest.mark.tensorflow
+def test_tfbuild_source_names_the_tree_when_no_flag_does(tf1_tree, matmul_graph, no_settings, monkeypatch, capsys):
+    monkeypatch.setenv("TFBUILD_SOURCE", str(tf1_tree))
+    header = no_settings / "ops_to_register.h"
+    assert main(["header", str(matmul_graph), "-o", str(header), "--json"]) == 0
+    classes = _written_classes(header)
+    assert TREE_MATMUL in classes
+    assert not any(c.startswith("BatchMatMulOp<") for c in classes), "not the installed TensorFlow's names"
+    assert "source tree" in header.read_text().splitlines()[0]
+    assert TREE_MATMUL in {_squash(c) for c in json.loads(capsys.readouterr().out)["kernel_classes"]}
+
+    # The flag wins over the variable: a variable naming no tree is not read.
+    monkeypatch.setenv("TFBUILD_SOURCE", str(no_settings / "no-such-tree"))
+    assert main(["header", str(matmul_graph), "-o", str(header), "--source", str(tf1_tree)]) == 0
+    assert TREE_MATMUL in _written_classes(header)
+
+
+@pytest.mark.tensorflow
+def test_tfbuild_toml_build_source_names_the_tree(tf1_tree, matmul_graph, no_settings, monkeypatch):
+    # A relative [build] source is read from the file's directory, as tfbuild build reads it.
+    (no_settings / "tfbuild.toml").write_text(f'[build]\nsource = "{os.path.relpath(tf1_tree, no_settings)}"\n')
+    header = no_settings / "ops_to_register.h"
+    assert main(["header", str(matmul_graph), "-o", str(header)]) == 0
+    assert TREE_MATMUL in _written_classes(header)
+
+    # The same file named by --config from elsewhere.
+    elsewhere = no_settings.parent / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    other = elsewhere / "ops_to_register.h"
+    assert main(["header", str(matmul_graph), "-o", str(other), "--config", str(no_settings / "tfbuild.toml")]) == 0
+    assert TREE_MATMUL in _written_classes(other)
+
+    # The variable wins over the file: one naming no tree fails, it is not passed over.
+    monkeypatch.chdir(no_settings)
+    monkeypatch.setenv("TFBUILD_SOURCE", str(no_settings / "no-such-tree"))
+    assert main(["header", str(matmul_graph), "-o", str(header)]) != 0
+
+
+@pytest.mark.tensorflow
+def test_without_a_source_the_header_keeps_the_installed_names(tf1_tree, matmul_graph, no_settings):
+    header = no_settings / "ops_to_register.h"
+    assert main(["header", str(matmul_graph), "-o", str(header)]) == 0
+    classes = _written_classes(header)
+    assert TREE_MATMUL not in classes
+    assert any(c.startswith("BatchMatMulOp<") for c in classes)
+    assert "source tree" not in header.read_text().splitlines()[0]
+    # A tfbuild.toml that names no source changes nothing either.
+    (no_settings / "tfbuild.toml").write_text('[header]\ngranularity = "kernel"\n')
+    assert main(["header", str(matmul_graph), "-o", str(header)]) == 0
+    assert _written_classes(header) == classes

@@ -22,8 +22,8 @@ from tfbuild.build.workspace import render_android_block, resolve_android_reposi
 from tfbuild.cli import main
 from tfbuild.errors import ConfigError, SourceTreeError
 from tfbuild.toolchain.targets import get_target
-from tfbuild.toolchain.tf_versions import ndk_majors_text, tree_requirements
-from tfbuild.tree.facts import default_ndk_api_level, read_tree_facts, supported_ndk_majors
+from tfbuild.toolchain.tf_versions import ndk_majors_text, tree_requirements, version_table
+from tfbuild.tree.facts import TensorFlowVersion, default_ndk_api_level, read_tree_facts, supported_ndk_majors
 
 TABLE = "table: toolchains/tensorflow/versions.toml"
 CONFIGURE_NDKS = "configure.py: _SUPPORTED_ANDROID_NDK_VERSIONS"
@@ -145,6 +145,43 @@ def test_a_tree_older_than_the_table_that_states_nothing_is_unknown(tf1):
     assert report["android_ndk_majors"].value is None
     assert report["android_ndk_majors"].source.startswith("unknown: TensorFlow 1.4.0 is older")
     assert report["default_ndk_api_level"].value == treegen.TF1_NDK_API_LEVEL
+
+
+
+@pytest.mark.parametrize("version, entry, bazel", [
+    (TensorFlowVersion(2, 21, 0), "2.21", "7.4.1"),
+    (TensorFlowVersion(2, 21, 0, suffix="rc1"), "2.21", "7.4.1"),
+    (TensorFlowVersion(2, 22, 0), "2.21", "7.4.1"),  # newer than the table: its newest entry
+    (TensorFlowVersion(2, 20, 1), "2.20", "7.4.1"),
+    (TensorFlowVersion(2, 19, 0), "2.19", "6.5.0"),
+    (TensorFlowVersion(2, 17, 1), "2.17", "6.5.0"),
+])
+def test_recent_versions_resolve_to_their_own_entries(version, entry, bazel):
+    requirements = version_table().for_version(version)
+    assert (requirements.tensorflow, requirements.bazel) == (entry, bazel)
+    assert requirements.android_ndk_majors == (19, 20, 21, 25)
+    assert requirements.debian_suite == "bookworm"
+    assert requirements.android_inference_package == "//tensorflow/tools/android/inference_interface"
+
+
+def test_a_2_21_tree_that_states_nothing_gets_the_2_21_entry(tmp_path):
+    """A 2.21 tree as read (version from tf_version.bzl, as real 2.19+ trees need) with no
+    .bazelversion and no configure.py: every fact is the 2.21 entry's."""
+    public = tmp_path / "tensorflow/core/public"
+    public.mkdir(parents=True)
+    (public / "version.h").write_text("#define TF_GRAPH_DEF_VERSION 2314\n")
+    (tmp_path / "tensorflow/tf_version.bzl").write_text('TF_VERSION = "2.21.0"\n')
+    requirements = tree_requirements(read_tree_facts(tmp_path))
+    assert str(requirements.version) == "2.21.0"
+    entry = f"{TABLE}, TensorFlow 2.21 entry"
+    bazel = requirements.bazel()
+    assert (bazel.value, bazel.source) == (
+        "7.4.1", f"{entry}; neither .bazelversion nor configure.py states a Bazel version")
+    majors = requirements.android_ndk_majors()
+    assert (majors.value, majors.source) == ((19, 20, 21, 25), f"{entry}; the tree has no configure.py")
+    assert requirements.android_inference_package().source == entry
+    level = requirements.default_ndk_api_level()
+    assert (level.value, level.source) == (21, f"{TABLE}, default_ndk_api_level; the tree has no configure.py")
 
 
 # -- the NDK API level -----------------------------------------------------------------------------

@@ -14,8 +14,12 @@ of the Makefile flavour's clang adapter for Android), put words first in a varia
 gives on make's command line (``prepend_make_variables``), put directories first in a search path
 the step's make exports (``search_paths``), or run a script of its own just before the step
 (``script``, a template under ``templates/``, with ``script_args``; one edits a downloaded,
-git-ignored dependency and logs what it changed). Its strings may hold ``{placeholders}`` that
-the planner of those steps supplies (``apply_fixups(values=...)``).
+git-ignored dependency and logs what it changed), or make a literal edit of a downloaded source
+file described as data (``edit``, a :class:`SourceEdit`: the text to find, what replaces it or
+the line added after it, and what the file must and must not hold), by a logged step of its own
+that changes nothing where the file is not exactly like that. Its strings, except an edit's
+(source text, taken as it is), may hold ``{placeholders}`` that the planner of those steps
+supplies (``apply_fixups(values=...)``).
 """
 
 from __future__ import annotations
@@ -46,6 +50,105 @@ def _version_range(bounds: tuple[str, ...]) -> None:
 
 
 @dataclass(frozen=True)
+class SourceEdit:
+    """A literal edit of a downloaded (git-ignored) source file: in every line that holds
+    ``find``, ``find`` replaced by ``replace``, or the line ``add_line`` added after that line.
+
+    The step that makes it (:data:`EDIT_SCRIPT`) changes nothing, and says why, when the file is
+    not there, lacks one of ``if_contains`` or ``find``, or holds one of ``unless_contains`` (the
+    fix already in). A second run must find nothing to change: what the edit puts in either no
+    longer holds ``find`` or holds one of ``unless_contains``. Every text is one line, taken
+    as it is (no placeholders, no patterns)."""
+
+    file: str
+    """Relative to the step's working directory (the tree's root)."""
+    find: str
+    replace: str | None = None
+    add_line: str | None = None
+    if_contains: tuple[str, ...] = ()
+    unless_contains: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if (self.replace is None) == (self.add_line is None):
+            raise ConfigError("an edit needs either 'replace' or 'add_line'")
+        if not self.find:
+            raise ConfigError("an edit needs a 'find' text")
+        if self.file.startswith("/") or ".." in self.file.split("/"):
+            raise ConfigError(f"'{self.file}' is not a path inside the tree")
+        texts = (self.file, self.find, self.added, *self.if_contains, *self.unless_contains)
+        if any("\n" in text or not text for text in texts):
+            raise ConfigError("an edit's texts must each be one non-empty line")
+        stays = self.add_line is not None or self.find in self.added
+        if stays and not any(done in self.added for done in self.unless_contains):
+            raise ConfigError(
+                f"a second run would edit again: '{self.find}' stays, so 'unless_contains' needs a text of "
+                f"'{self.added}'"
+            )
+
+    @property
+    def added(self) -> str:
+        """The text the edit puts in: the replacement or the added line."""
+        text = self.replace if self.replace is not None else self.add_line
+        assert text is not None
+        return text
+
+    def script_args(self) -> tuple[str, ...]:
+        """:data:`EDIT_SCRIPT`'s arguments: ``FILE FIND replace|add-line TEXT``, then each
+        condition, ``+TEXT`` (the file must hold it) or ``-TEXT`` (the file must not)."""
+        mode = "replace" if self.replace is not None else "add-line"
+        return (self.file, self.find, mode, self.added, *(f"+{text}" for text in self.if_contains),
+                *(f"-{text}" for text in self.unless_contains))
+
+
+EDIT_SCRIPT = """\
+# A tfbuild fix-up's literal edit of a downloaded (git-ignored) source file: in every line holding
+# FIND, FIND replaced by TEXT (replace) or the line TEXT added after it (add-line), logged. Only
+# where the file is there, holds FIND and every +TEXT and no -TEXT (the fix already in); otherwise
+# the log says why nothing changed, and so does a second run.
+# Runs as `bash -c <this> bash FILE FIND MODE TEXT [+TEXT|-TEXT]...`: values arrive as arguments,
+# never as shell text, and are taken as they are (grep -F, awk index()).
+set -eu
+file="$1" find="$2" mode="$3" text="$4"
+shift 4
+if [ ! -f "$file" ]; then
+  echo "$file: not there, nothing to change"
+  exit 0
+fi
+for condition in "$@"; do
+  case "$condition" in
+    +*) if ! grep -qF -- "${condition#+}" "$file"; then
+          echo "$file: no '${condition#+}', nothing to change"; exit 0; fi ;;
+    -*) if grep -qF -- "${condition#-}" "$file"; then
+          echo "$file: already has '${condition#-}', nothing to change"; exit 0; fi ;;
+  esac
+done
+count="$(grep -cF -- "$find" "$file" || true)"
+if [ "$count" = "0" ]; then
+  echo "$file: no '$find', nothing to change"
+  exit 0
+fi
+FIND="$find" TEXT="$text" MODE="$mode" awk '
+  { line = $0; out = ""
+    if (ENVIRON["MODE"] == "replace") {
+      while ((at = index(line, ENVIRON["FIND"])) > 0) {
+        out = out substr(line, 1, at - 1) ENVIRON["TEXT"]
+        line = substr(line, at + length(ENVIRON["FIND"]))
+      }
+    }
+    print out line
+    if (ENVIRON["MODE"] == "add-line" && index($0, ENVIRON["FIND"]) > 0) print ENVIRON["TEXT"] }
+' "$file" > "$file.tfbuild-tmp"
+mv "$file.tfbuild-tmp" "$file"
+if [ "$mode" = "replace" ]; then
+  echo "$file: '$find' -> '$text' on $count line(s)"
+else
+  echo "$file: '$text' added after $count line(s) with '$find'"
+fi
+"""
+"""The step of an ``edit`` fix-up (:class:`SourceEdit`), run as ``bash -c`` with its arguments."""
+
+
+@dataclass(frozen=True)
 class Fixup:
     name: str
     why: str
@@ -69,6 +172,8 @@ class Fixup:
     """A template under ``templates/`` run as ``bash -c <script> bash ARGS...`` by a step of
     its own just before the step."""
     script_args: tuple[str, ...] = ()
+    edit: SourceEdit | None = None
+    """A literal edit of a downloaded source file, made by a step of its own just before the step."""
 
     def applies_to(self, version: TensorFlowVersion) -> bool:
         since, before = (_minor(bound) for bound in self.tensorflow)
@@ -123,6 +228,9 @@ def apply_fixups(
                 applied.append(AppliedFixup(fixup.name, fixup.why, changed[-1].name))
             if fixup.script is not None:
                 changed.append(_script_step(step, fixup))
+                applied.append(AppliedFixup(fixup.name, fixup.why, changed[-1].name))
+            if fixup.edit is not None:
+                changed.append(_edit_step(step, fixup, fixup.edit))
                 applied.append(AppliedFixup(fixup.name, fixup.why, changed[-1].name))
         applied.extend(AppliedFixup(fixup.name, fixup.why, fixed.name) for fixup in mine if fixup.acts_on_step)
         changed.append(fixed)
@@ -205,6 +313,17 @@ def _script_step(step: Step, fixup: Fixup) -> Step:
     return Step(
         f"fix-up: {fixup.name}",
         ("bash", "-c", render(fixup.script), "bash", *fixup.script_args),
+        step.workdir,
+        notes=(f"fix-up {fixup.name}: {fixup.why}",),
+        tags=step.tags,
+    )
+
+
+def _edit_step(step: Step, fixup: Fixup, edit: SourceEdit) -> Step:
+    """The step of its own that makes ``edit`` before ``step``."""
+    return Step(
+        f"fix-up: {fixup.name}",
+        ("bash", "-c", EDIT_SCRIPT, "bash", *edit.script_args()),
         step.workdir,
         notes=(f"fix-up {fixup.name}: {fixup.why}",),
         tags=step.tags,

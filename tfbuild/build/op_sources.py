@@ -25,7 +25,7 @@ from tfbuild.cpp.scan import TreeReader
 from tfbuild.errors import InputFileError
 from tfbuild.model.analysis import Analysis, Problem
 from tfbuild.tree.kernel_index import KernelIndex, KernelRegistration
-from tfbuild.tree.needs import is_cpu
+from tfbuild.tree.needs import serves_cpu
 from tfbuild.tree.retarget import DTYPE_ATTRS, retarget_ops_and_kernels
 
 
@@ -61,7 +61,7 @@ def scan_op_sources(sources: Sequence[Path]) -> OpSourcesScan:
                 type_constraints=found.type_constraints, file=str(path), line=found.line, guard=found.guard,
             )
             for found in scanned.registrations
-            if is_cpu(found.device)
+            if serves_cpu(found.device)
         ]
     index = KernelIndex(tree_commit=None, registrations=tuple(registrations), includes={})
     return OpSourcesScan(tuple(Path(s) for s in sources), frozenset(ops), index, tuple(notes))

@@ -87,7 +87,8 @@ def header(
         None,
         "--source",
         help="A TensorFlow source tree: take the kernel class names from it (its kernel index) "
-        "instead of the installed TensorFlow's; class names differ between TF versions.",
+        "instead of the installed TensorFlow's; class names differ between TF versions "
+        "(default: $TFBUILD_SOURCE, else tfbuild.toml's [build] source, else the installed TensorFlow's names).",
     ),
     tag: list[str] | None = typer.Option(None, "--tag", help=_TAG_HELP),
     signature: str | None = typer.Option(None, "--signature", help=_SIGNATURE_HELP),
@@ -102,7 +103,7 @@ def header(
     from tfbuild.model.scope import ModelScope
 
     _refuse_input_as_output(output, models)
-    options = _header_options(default_ops, granularity, config)
+    options, source = _header_options(default_ops, granularity, source, config)
     analysis = analyze_models(models, op_library or (), ModelScope(tuple(tag or ()), signature))
     if source is not None:
         from tfbuild.tree.retarget import retarget_notes, retarget_to_tree
@@ -128,22 +129,25 @@ def header(
         typer.echo(f"wrote {written} (registers {contents.summary()})")
 
 
-def _header_options(default_ops: str | None, granularity: str | None, config: Path | None) -> HeaderOptions:
-    """The header's options as ``tfbuild build`` resolves them (flags over ``TFBUILD_*`` over
-    tfbuild.toml's ``[header]``), so the two cannot disagree. The option resolver is imported
-    only when a file or a variable could say something: plain runs keep their quick start."""
+def _header_options(
+    default_ops: str | None, granularity: str | None, source: Path | None, config: Path | None
+) -> tuple[HeaderOptions, Path | None]:
+    """The header's options and source tree as ``tfbuild build`` resolves them (flags over
+    ``TFBUILD_*`` over tfbuild.toml's ``[header]``, and ``[build] source``), so the two cannot
+    disagree. The option resolver is imported only when a file or a variable could say
+    something: plain runs keep their quick start."""
     from tfbuild.model.header import HeaderOptions
-
-    variables = ("TFBUILD_DEFAULT_OPS", "TFBUILD_HEADER_GRANULARITY", "TFBUILD_CONFIG")
-    if config is None and not any(os.environ.get(name) for name in variables) and not Path("tfbuild.toml").is_file():
-        return HeaderOptions(**{k: v for k, v in (("default_ops", default_ops), ("granularity", granularity))
-                                if v is not None})
-    from tfbuild.build.options import resolve_build_options
 
     given = {name: value for name, value in (("default_ops", default_ops), ("granularity", granularity))
              if value is not None}
-    return resolve_build_options(given, environ=os.environ, cwd=Path.cwd(), config_file=config,
-                                 require_target=False).header
+    variables = ("TFBUILD_DEFAULT_OPS", "TFBUILD_HEADER_GRANULARITY", "TFBUILD_SOURCE", "TFBUILD_CONFIG")
+    if config is None and not any(os.environ.get(name) for name in variables) and not Path("tfbuild.toml").is_file():
+        return HeaderOptions(**given), source
+    from tfbuild.build.options import resolve_build_options
+
+    options = resolve_build_options({**given, "source": source}, environ=os.environ, cwd=Path.cwd(),
+                                    config_file=config, require_target=False)
+    return options.header, options.source
 
 
 def _refuse_input_as_output(output: Path, models: list[Path]) -> None:

@@ -23,7 +23,10 @@ from tfbuild.cli import _state, app, stderr
 from tfbuild.errors import SourceTreeError
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from tfbuild.toolchain.tf_versions import FactLine
+    from tfbuild.tree.kernel_index import OpKernels
 
 _SOURCE_HELP = "The TensorFlow source tree (default: the current directory)."
 _ORIGIN_HELP = "Clone or fetch this URL or path first (else report on --source)."
@@ -90,15 +93,32 @@ def _fact_text(line: FactLine, *, prefix: str = "", suffix: str = "") -> str:
     return f"{prefix}{value}{suffix} ({line.source})"
 
 
+def _print_op_kernels(out: Console, described: Sequence[OpKernels]) -> None:
+    """``tfbuild kernels``' text report: per op, its files, headers, classes, devices, guards
+    (or, for an op without kernels, the unread registrations that may be its)."""
+    for entry in described:
+        out.print(Text(entry.op))
+        rows = (("unread", entry.unread),) if not entry.registered else (
+            ("files", entry.files), ("headers", entry.headers), ("classes", entry.kernel_classes),
+            ("devices", entry.devices), ("guards", entry.guards))
+        if not entry.registered:
+            out.print(Text("  not registered by any CPU kernel in this tree"))
+        for label, values in rows:
+            for position, value in enumerate(values):
+                out.print(Text(f"  {label if position == 0 else '':<8} {value}"))
+
+
 @app.command("kernels")
 def kernels(
     ops: list[str] = typer.Argument(..., help="Op names, e.g. Conv2D MatMul."),
     source_dir: Path = typer.Option(Path("."), "--source", help=_SOURCE_HELP),
     as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
 ) -> None:
-    """Which .cc files of the tree register each op's CPU kernels, the headers they include, and
-    the kernel class strings. Exits non-zero if an op has no CPU kernel in the tree."""
-    from tfbuild.tree.kernel_index import IndexStats, build_kernel_index, describe_ops
+    """Which .cc files of the tree register each op's CPU kernels (DEVICE_CPU, and DEVICE_DEFAULT
+    as TensorFlow's lookup falls back to it), the headers they include, and the kernel class
+    strings. A registration tfbuild could not read is named by file and line. Exits 4 if an op
+    has no CPU kernel in the tree."""
+    from tfbuild.tree.kernel_index import IndexStats, build_kernel_index, describe_ops, unread_notes
 
     stats = IndexStats()
     index = build_kernel_index(source_dir, stats=stats)
@@ -111,27 +131,26 @@ def kernels(
         else:
             skipped = len(stats.notes)
             stderr.print(Text(f"note: {skipped} macro use(s) could not be read and were skipped (--debug lists them)"))
+    for note in unread_notes(index):
+        stderr.print(Text(f"note: {note}"))
     if as_json:
         report = {
             "source": str(source_dir.resolve()),
             "commit": index.tree_commit,
             "ops": [{"op": d.op, "registered": d.registered, "files": list(d.files), "headers": list(d.headers),
-                     "kernel_classes": list(d.kernel_classes), "guards": list(d.guards)} for d in described],
+                     "kernel_classes": list(d.kernel_classes), "guards": list(d.guards),
+                     "devices": list(d.devices), "unread_registrations": list(d.unread)} for d in described],
+            "unread_registrations": [str(u) for u in index.unread],
         }
         out.print(Text(json.dumps(report, indent=2)))
     else:
-        for entry in described:
-            out.print(Text(entry.op))
-            if not entry.registered:
-                out.print(Text("  not registered by any CPU kernel in this tree"))
-                continue
-            for label, values in (("files", entry.files), ("headers", entry.headers),
-                                  ("classes", entry.kernel_classes), ("guards", entry.guards)):
-                for position, value in enumerate(values):
-                    out.print(Text(f"  {label if position == 0 else '':<8} {value}"))
-    missing = [d.op for d in described if not d.registered]
+        _print_op_kernels(out, described)
+    missing = [d for d in described if not d.registered]
     if missing:
+        unread = sorted({u for d in missing for u in d.unread})
         raise SourceTreeError(
-            f"{source_dir}: no CPU kernel registered for {', '.join(missing)}",
+            f"{source_dir}: no CPU kernel registered for {', '.join(d.op for d in missing)}"
+            + (f"; {len(unread)} registration(s) tfbuild could not read may be theirs: {'; '.join(unread[:3])}"
+               if unread else ""),
             hint="check the op names (tfbuild analyze lists a model's ops), or use a tree that has these kernels",
         )

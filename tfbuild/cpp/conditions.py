@@ -23,6 +23,10 @@ KNOWN_UNDEFINED = frozenset({
     "__ANDROID_TYPES_SLIM__", "__CUDACC__", "__HIPCC__", "EIGEN_USE_GPU", "CUDA", "NVCC",
     "TENSORFLOW_USE_GPU", "TF_ENABLE_ACTIVITY_WATCHER",
 })
+DESKTOP_ONLY = frozenset({"PLUGGABLE_DEVICE_SUPPORTED_MACOS"})
+"""Macros a tree defines itself, but only for desktop targets no mobile build is (TF 2.x's
+``pack_op.cc`` defines PLUGGABLE_DEVICE_SUPPORTED_MACOS under ``__APPLE__`` and not iOS, then
+registers DEFAULT kernels behind it): undefined whatever ``#define`` the scanner passes."""
 
 
 class _Parser:

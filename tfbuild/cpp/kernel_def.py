@@ -5,11 +5,15 @@ expansion; this module reads the op name (a string literal, possibly made by ``#
 into adjacent literals), the device, and the type constraints in both of TensorFlow's forms
 (``TypeConstraint<float>("T")`` and ``TypeConstraint("T", DT_FLOAT)``). Other calls of the
 chain (``HostMemory``, ``Label``, ``Priority``) do not change which kernel class is compiled.
+
+Since TF 1.15 some op names are named constants rather than literals (``Name(kArgOp)``,
+``Name(RangeDatasetOp::kDatasetType)``): the caller passes what those constants hold.
 """
 
 from __future__ import annotations
 
 import ast
+from collections.abc import Mapping
 
 from tfbuild.cpp.macros import Token, spell
 
@@ -24,15 +28,19 @@ _DATA_TYPES = {
 }
 
 
-def parse_builder(tokens: list[Token]) -> tuple[str, str, tuple[tuple[str, str], ...]] | None:
+def parse_builder(tokens: list[Token], constants: Mapping[str, str] | None = None,
+                  ) -> tuple[str, str, tuple[tuple[str, str], ...]] | None:
     """Op, device and type constraints of an expanded ``Name(...)...`` builder; None when the
-    op name is not a string literal."""
+    op name is neither a string literal nor one of ``constants`` (``kArgOp``,
+    ``RangeDatasetOp::kDatasetType``: a name as written, qualified or not)."""
     start = next((i for i, t in enumerate(tokens)
                   if t.text == "Name" and i + 1 < len(tokens) and tokens[i + 1].text == "("), None)
     if start is None:
         return None
     arguments, position = call_arguments(tokens, start + 1)
     op = string_value(arguments[0] if arguments else [])
+    if op is None and arguments and constants:
+        op = constants.get(spell(arguments[0]).replace(" ", "").removeprefix("::"))
     if not op:
         return None
     device = ""

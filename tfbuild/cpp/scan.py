@@ -13,8 +13,13 @@ The same reading serves op definition files (``TreeReader(root, reads="ops")``):
 :mod:`tfbuild.cpp.op_def`, so an op in a comment, in a string or under ``#if GOOGLE_CUDA`` does
 not count, and one behind a local wrapper macro (``REDUCTION_OP("Min")``) does.
 
-Real trees hold macros nobody foresaw: anything this module cannot read is skipped with a note
-(logged at debug level by the index), never an exception.
+Kernels are kept for the devices a CPU build runs them on: ``DEVICE_CPU`` and, since TF 1.15,
+``DEVICE_DEFAULT`` (NoOp, Identity, Placeholder...: TensorFlow's lookup falls back to them on any
+device that registers no kernel of its own for the node).
+
+Real trees hold macros nobody foresaw: a registration this module cannot read is kept as an
+:class:`UnreadRegistration` (file, line, reason, and the op name when the raw text shows one), so
+the commands can name it instead of calling the op kernel-less; never an exception.
 """
 
 from __future__ import annotations
@@ -26,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from tfbuild.cpp.conditions import KNOWN_UNDEFINED, ConditionStack, evaluate
+from tfbuild.cpp.conditions import DESKTOP_ONLY, KNOWN_UNDEFINED, ConditionStack, evaluate
 from tfbuild.cpp.kernel_def import parse_builder
 from tfbuild.cpp.macros import (
     Expander,
@@ -42,6 +47,7 @@ from tfbuild.cpp.macros import (
     strip_comments,
 )
 from tfbuild.cpp.op_def import OP_TERMINALS, BuilderCall, parse_op_builders
+from tfbuild.cpp.string_constants import merge, read_string_constants
 
 TERMINALS = frozenset({"REGISTER_KERNEL_BUILDER", "REGISTER_SYSTEM_KERNEL_BUILDER"})
 KERNELS_DIR = "tensorflow/core/kernels"
@@ -56,6 +62,9 @@ _CALL = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)\s*\(")
 _DIRECTIVE = re.compile(r"([A-Za-z_]+)\s*(.*)", re.DOTALL)
 _DEFINE_NAME = re.compile(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_][A-Za-z0-9_]*)", re.MULTILINE)
 _INCLUDE = re.compile(r'"([^"]+)"')
+_NAME_LITERAL = re.compile(r'\bName\s*\(\s*"([A-Za-z_>][A-Za-z0-9_>]*)"')
+CPU_DEVICES = frozenset({"CPU", "DEFAULT"})
+"""The devices whose kernels a CPU build has: its own, and DEVICE_DEFAULT's (TF 1.15 on)."""
 
 
 @dataclass(frozen=True)
@@ -83,12 +92,27 @@ class FoundOp:
     guard: str | None
 
 
+@dataclass(frozen=True)
+class UnreadRegistration:
+    """A ``REGISTER_KERNEL_BUILDER`` the scanner could not read. ``op`` is the op name when the
+    raw text shows one (``Name("NoOp")``), else None: it may register a kernel of any op."""
+
+    file: str
+    line: int
+    reason: str
+    op: str | None
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}: {self.reason}"
+
+
 @dataclass
 class FileScan:
     registrations: list[FoundRegistration] = field(default_factory=list)
     ops: list[FoundOp] = field(default_factory=list)
     includes: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    unread: list[UnreadRegistration] = field(default_factory=list)
 
 
 Reads = Literal["kernels", "ops"]
@@ -176,6 +200,7 @@ class TreeReader:
         self.root = Path(root)
         self.reads = reads
         self._headers: dict[str, tuple[tuple[Macro, ...], tuple[str, ...]]] = {}
+        self._constants: dict[str, dict[str, str]] = {}
         self._in_progress: set[str] = set()
         self.base = MacroTable(_TERMINALS[reads])
         fallback = _Scanner(self, "<builtin>", self.base, collect=False)
@@ -209,6 +234,16 @@ class TreeReader:
             self._in_progress.discard(relative)
         self._headers[relative] = found
         return found
+
+    def string_constants(self, relative: str) -> dict[str, str]:
+        """The string constants ``relative`` defines (see :mod:`tfbuild.cpp.string_constants`)."""
+        if relative not in self._constants:
+            try:
+                text = (self.root / relative).read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                text = ""
+            self._constants[relative] = read_string_constants(text)
+        return self._constants[relative]
 
     def resolve_include(self, including: str, target: str) -> str | None:
         """Repository path of ``#include "target"`` from ``including``, if the tree has it."""
@@ -263,6 +298,7 @@ class _Scanner:
         self.result = FileScan()
         self._file_defines: frozenset[str] = frozenset()
         self._applied: set[str] = set()
+        self._string_constants: dict[str, str] | None = None
 
     def run(self, text: str) -> None:
         text = strip_comments(text)
@@ -343,6 +379,8 @@ class _Scanner:
             self.tree.apply_header(self.table, resolved, self._applied)
 
     def _is_defined(self, name: str) -> bool | None:
+        if name in DESKTOP_ONLY:
+            return False
         if name in self.table.macros:
             return True
         if name in KNOWN_UNDEFINED or name in self._file_defines:
@@ -350,6 +388,8 @@ class _Scanner:
         return None
 
     def _value_of(self, name: str) -> int | None:
+        if name in DESKTOP_ONLY:
+            return 0
         macro = self.table.macros.get(name)
         if macro is None and name in KNOWN_UNDEFINED:
             return 0
@@ -383,6 +423,7 @@ class _Scanner:
         lexed = lex_invocation(text, start)
         if lexed is None:
             self.result.notes.append(f"{self.relative}:{number}: unterminated macro call skipped")
+            self._unread(number, "unterminated macro call", text[start:start + 400])
             return start + 1
         tokens, end = lexed
         guard = self.conditions.guard
@@ -392,7 +433,22 @@ class _Scanner:
             expander.expand(tokens)
         except (MacroError, RecursionError, IndexError, ValueError) as error:
             self.result.notes.append(f"{self.relative}:{number}: {error}; macro call skipped")
+            self._unread(number, f"macro call not expanded ({error})", text[start:end])
         return end
+
+    def _unread(self, number: int, reason: str, raw: str) -> None:
+        named = _NAME_LITERAL.search(raw)
+        self.result.unread.append(UnreadRegistration(self.relative, number, reason, named.group(1) if named else None))
+
+    def _constants(self) -> dict[str, str]:
+        """String constants the file can name ops with: its own, its includes' and theirs."""
+        if self._string_constants is None:
+            files = [self.relative, *self.result.includes]
+            for included in self.result.includes:
+                if follows_include(included):
+                    files.extend(self.tree.header(included)[1])
+            self._string_constants = merge(self.tree.string_constants(f) for f in dict.fromkeys(files))
+        return self._string_constants
 
     def _op_statement(self, text: str, start: int, number: int) -> int:
         """A statement starting with an op-defining macro, expanded whole: the builder chain
@@ -428,23 +484,36 @@ class _Scanner:
                   expander: Expander, number: int, guard: str | None) -> None:
         if len(args) < 2:
             self.result.notes.append(f"{self.relative}:{number}: {name.text} without a kernel class")
+            self._unread(number, f"{name.text} without a kernel class", spell(args[0]) if args else "")
             return
         builder = expander.expand(args[0])
         kernel_class = spell(expander.expand(join_arguments(args, commas, 1)))
-        parsed = parse_builder(builder)
+        parsed = parse_builder(builder, self._constants())
         if parsed is None:
-            self.result.notes.append(
-                f"{self.relative}:{number}: kernel {kernel_class!r}: op name is not a string literal "
-                f"({spell(builder)[:80]})"
-            )
+            note = f"kernel {kernel_class!r}: op name is not a string literal or known constant ({spell(builder)[:80]})"
+            self.result.notes.append(f"{self.relative}:{number}: {note}")
+            if _names_cpu_device(builder):
+                self._unread(number, note, spell(builder))
             return
         op, device, constraints = parsed
-        if device != "CPU":
+        if not device:
+            self._unread(number, f"kernel {kernel_class!r} of {op}: no device read", spell(builder))
+            return
+        if device not in CPU_DEVICES:
             return
         self.result.registrations.append(FoundRegistration(
             op=op, kernel_class=kernel_class, device=device, type_constraints=constraints,
             file=self.relative, line=number, guard=self._guards(expander, guard),
         ))
+
+
+def _names_cpu_device(builder: list[Token]) -> bool:
+    """Whether an unreadable builder may be a CPU build's: it names DEVICE_CPU/DEFAULT, or no
+    device a CPU build lacks (a GPU-only kernel with an odd op name is not worth a report)."""
+    words = {t.text for t in builder if t.kind == "id"}
+    if words & {"DEVICE_CPU", "DEVICE_DEFAULT"}:
+        return True
+    return not any(w.startswith("DEVICE_") for w in words)
 
 
 def _no_terminal(name: Token, args: list[list[Token]], commas: list[Token], expander: Expander) -> None:

@@ -1,6 +1,7 @@
 """What a TensorFlow source tree is, read from its files without building anything.
 
-The version (``tensorflow/core/public/version.h``) decides which Bazel, which NDKs and which
+The version (``tensorflow/core/public/version.h``, or from about TF 2.19, where the build defines
+the numbers, ``tensorflow/tf_version.bzl``) decides which Bazel, which NDKs and which
 package paths apply; the Bazel the tree wants is its ``.bazelversion`` (later trees) or
 ``configure.py``'s ``check_bazel_version('min', 'max')`` (TF 1.x) or ``_TF_MIN/MAX_BAZEL_VERSION``
 constants (TF 1.15-2.x); configure.py also lists the Android NDK majors it supports
@@ -36,6 +37,7 @@ if TYPE_CHECKING:
     from git import Repo
 
 VERSION_H = "tensorflow/core/public/version.h"
+TF_VERSION_BZL = "tensorflow/tf_version.bzl"
 MAKEFILE_DIR = "tensorflow/contrib/makefile"
 MAKEFILE = f"{MAKEFILE_DIR}/Makefile"
 WORKSPACE = "WORKSPACE"
@@ -45,6 +47,8 @@ CI_BUILD_DOCKERFILE = "tensorflow/tools/ci_build/Dockerfile.cpu"
 _FROM_LINE = re.compile(r"^FROM\s+(?:--platform=\S+\s+)?(\S+)", re.MULTILINE)
 
 _DEFINE = r"#define\s+{name}\s+(\S+)"
+# tf_version.bzl (TF 2.19+, where version.h no longer defines the numbers): TF_VERSION = "2.21.0"
+_TF_VERSION_BZL = re.compile(r"""^TF_VERSION\s*=\s*(['"])([^'"]*)\1""", re.MULTILINE)
 _CHECK_CALL = re.compile(
     r"""check_bazel_version\(\s*(['"])([0-9][^'"]*)\1(?:\s*,\s*(['"])([0-9][^'"]*)\3)?\s*\)""")
 _CONSTANT = r"""^_TF_{kind}_BAZEL_VERSION\s*=\s*['"]([0-9][^'"]*)['"]"""
@@ -210,22 +214,46 @@ def parse_version(text: str) -> TensorFlowVersion:
 
 
 def read_version(root: Path) -> TensorFlowVersion:
-    path = Path(root) / VERSION_H
-    try:
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except FileNotFoundError:
+    """The tree's TensorFlow version: ``TF_MAJOR/MINOR/PATCH_VERSION`` (and ``TF_VERSION_SUFFIX``)
+    as numbers in ``version.h``; trees from about TF 2.19 on define those in the build from
+    ``tensorflow/tf_version.bzl``'s ``TF_VERSION = "2.21.0"``, so that is read when version.h
+    has no numeric defines."""
+    root = Path(root)
+    path = root / VERSION_H
+    text = _read(path)
+    if text is None:
         raise SourceTreeError(
             f"{path}: not found, so {root} is not a TensorFlow source tree", hint="pass the checkout's top directory"
-        ) from None
-    numbers = []
+        )
+    numbers: list[int] = []
+    missing = None
     for name in ("TF_MAJOR_VERSION", "TF_MINOR_VERSION", "TF_PATCH_VERSION"):
         match = re.search(_DEFINE.format(name=name), text)
         if match is None or not match.group(1).isdigit():
-            raise SourceTreeError(f"{path}: no numeric {name}", hint="is this a TensorFlow source tree?")
+            missing = name
+            break
         numbers.append(int(match.group(1)))
-    major, minor, patch = numbers
-    suffix = re.search(r'#define\s+TF_VERSION_SUFFIX\s+"([^"]*)"', text)
-    return TensorFlowVersion(major, minor, patch, suffix=suffix.group(1) if suffix else "")
+    if missing is None:
+        major, minor, patch = numbers
+        suffix = re.search(r'#define\s+TF_VERSION_SUFFIX\s+"([^"]*)"', text)
+        return TensorFlowVersion(major, minor, patch, suffix=suffix.group(1) if suffix else "")
+    return _version_from_bzl(root, because=f"{path}: no numeric {missing}")
+
+
+def _version_from_bzl(root: Path, *, because: str) -> TensorFlowVersion:
+    """``TF_VERSION = "2.21.0"`` of the tree's tf_version.bzl (a suffix as :func:`parse_version`
+    reads it); without one, an error that says ``because`` too."""
+    path = root / TF_VERSION_BZL
+    text = _read(path)
+    stated = _TF_VERSION_BZL.search(text) if text is not None else None
+    if stated is not None:
+        try:
+            return parse_version(stated.group(2))
+        except SourceTreeError:
+            says = f'TF_VERSION = "{stated.group(2)}" is not a TensorFlow version'
+    else:
+        says = "not found" if text is None else 'no TF_VERSION = "X.Y.Z"'
+    raise SourceTreeError(f"{because}, and {path}: {says}", hint="is this a TensorFlow source tree?")
 
 
 def tree_flavours(root: Path) -> tuple[Flavour, ...]:

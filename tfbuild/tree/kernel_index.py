@@ -17,7 +17,7 @@ import functools
 import hashlib
 import logging
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,11 +25,13 @@ from typing import Any
 from tfbuild import __version__
 from tfbuild.cache import cache_dir, read_through
 from tfbuild.cpp.scan import (
+    CPU_DEVICES,
     FALLBACK_MACROS,
     KERNELS_DIR,
     MACRO_HEADERS,
     SCAN_ROOTS,
     TreeReader,
+    UnreadRegistration,
     follows_include,
     is_kernel_source,
 )
@@ -38,13 +40,15 @@ from tfbuild.tree.facts import head_commit, open_repo
 
 log = logging.getLogger(__name__)
 
-SCHEMA = 2
+SCHEMA = 3
 _PRUNED_DIRS = ("tensorflow/contrib/makefile",)
 
 
 @dataclass(frozen=True)
 class KernelRegistration:
-    """One CPU ``REGISTER_KERNEL_BUILDER`` of the tree.
+    """One ``REGISTER_KERNEL_BUILDER`` of the tree that a CPU build has: ``device`` is ``CPU``
+    or ``DEFAULT`` (TF 1.15 on: TensorFlow's lookup uses a DEFAULT kernel for a node when no
+    kernel of the node's own device matches, see :meth:`KernelIndex.lookup_order`).
 
     ``kernel_class`` is the string TensorFlow's ``#__VA_ARGS__`` gives the class argument after
     macro expansion (``BinaryOp<CPUDevice, functor::add<float>>``), spaces included.
@@ -71,6 +75,9 @@ class KernelIndex:
     tree_commit: str | None
     registrations: tuple[KernelRegistration, ...]
     includes: Mapping[str, tuple[str, ...]]
+    unread: tuple[UnreadRegistration, ...] = ()
+    """Registrations the scanner could not read, by file and line: reported, never taken as
+    "no kernel"."""
 
     @functools.cached_property
     def _by_op(self) -> dict[str, tuple[KernelRegistration, ...]]:
@@ -80,7 +87,13 @@ class KernelIndex:
         return {op: tuple(found) for op, found in grouped.items()}
 
     def registrations_for_op(self, op: str) -> tuple[KernelRegistration, ...]:
+        """``op``'s CPU and DEFAULT registrations, in file order."""
         return self._by_op.get(op, ())
+
+    def unread_for_op(self, op: str) -> tuple[UnreadRegistration, ...]:
+        """Unread registrations that name ``op`` in their raw text, or that name no op at all
+        (they could be ``op``'s)."""
+        return tuple(u for u in self.unread if u.op in (op, None))
 
     def files_for_op(self, op: str) -> tuple[str, ...]:
         """The ``.cc`` files registering a CPU kernel for ``op``, sorted."""
@@ -159,8 +172,30 @@ def describe_ops(index: KernelIndex, ops: Iterable[str]) -> tuple[OpKernels, ...
             headers=index.headers_for(files),
             kernel_classes=tuple(sorted({r.kernel_class for r in found})),
             guards=tuple(sorted({r.guard for r in found if r.guard})),
+            devices=tuple(sorted({r.device for r in found})),
+            unread=tuple(str(u) for u in index.unread_for_op(op)) if not found else (),
         ))
     return tuple(described)
+
+
+def unread_notes(index: KernelIndex, *, most: int = 5) -> list[str]:
+    """One line naming the registrations the index could not read (the first ``most`` of them),
+    for every command that reads a tree's kernels; none when it read them all."""
+    if not index.unread:
+        return []
+    shown = "; ".join(str(u) for u in index.unread[:most])
+    more = f" (and {len(index.unread) - most} more)" if len(index.unread) > most else ""
+    return [f"{len(index.unread)} kernel registration(s) of the tree could not be read, so their ops may be "
+            f"missing from its index: {shown}{more}"]
+
+
+def lookup_order(registrations: Iterable[KernelRegistration],
+                 fits: Callable[[KernelRegistration], bool] = lambda _: True) -> tuple[KernelRegistration, ...]:
+    """The registrations TensorFlow's CPU lookup would take among those that ``fits`` a node:
+    the CPU ones, else (none fits) the DEFAULT ones (``FindKernelRegistration``)."""
+    fitting = [r for r in registrations if fits(r)]
+    cpu = tuple(r for r in fitting if r.device == "CPU")
+    return cpu or tuple(r for r in fitting if r.device in CPU_DEVICES)
 
 
 @dataclass(frozen=True)
@@ -170,6 +205,9 @@ class OpKernels:
     headers: tuple[str, ...]
     kernel_classes: tuple[str, ...]
     guards: tuple[str, ...]
+    devices: tuple[str, ...] = ()
+    unread: tuple[str, ...] = ()
+    """For an op without kernels: the tree's unread registrations that may be its."""
 
     @property
     def registered(self) -> bool:
@@ -198,6 +236,7 @@ def _kernel_sources(root: Path) -> list[str]:
 def _scan_tree(root: Path, commit: str | None, stats: IndexStats) -> KernelIndex:
     reader = TreeReader(root)
     registrations = []
+    unread: list[UnreadRegistration] = []
     includes: dict[str, tuple[str, ...]] = {}
     for relative in _kernel_sources(root):
         try:
@@ -207,6 +246,7 @@ def _scan_tree(root: Path, commit: str | None, stats: IndexStats) -> KernelIndex
             continue
         stats.files_scanned += 1
         registrations.extend(scan.registrations)
+        unread.extend(scan.unread)
         includes[relative] = tuple(scan.includes)
         stats.notes.extend(scan.notes)
     todo = [h for included in includes.values() for h in included]
@@ -227,6 +267,7 @@ def _scan_tree(root: Path, commit: str | None, stats: IndexStats) -> KernelIndex
         tree_commit=commit,
         registrations=tuple(KernelRegistration(**vars(r)) for r in unique),
         includes=includes,
+        unread=tuple(unread),
     )
 
 
@@ -268,6 +309,7 @@ def _to_json(index: KernelIndex, notes: list[str]) -> dict[str, Any]:
             for r in index.registrations
         ],
         "includes": {k: list(v) for k, v in sorted(index.includes.items())},
+        "unread": [[u.file, u.line, u.reason, u.op] for u in index.unread],
     }
 
 
@@ -277,4 +319,5 @@ def _from_json(data: dict[str, Any]) -> tuple[KernelIndex, list[str]]:
         for op, cls, device, constraints, file, line, guard in data["registrations"]
     )
     includes = {k: tuple(v) for k, v in data["includes"].items()}
-    return KernelIndex(data["tree_commit"], registrations, includes), [str(n) for n in data["notes"]]
+    unread = tuple(UnreadRegistration(file, line, reason, op) for file, line, reason, op in data["unread"])
+    return KernelIndex(data["tree_commit"], registrations, includes, unread), [str(n) for n in data["notes"]]

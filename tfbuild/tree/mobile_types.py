@@ -101,12 +101,12 @@ def choose_mobile_types(
 
 def _why_not_slim(root: Path, index: KernelIndex, needs: tuple[KernelNeed, ...]) -> str | None:
     """Why the slim set would break ``needs`` (the first reason found), or None."""
-    from tfbuild.tree.needs import is_cpu, need_registrations, squash
+    from tfbuild.tree.needs import need_registrations, serves_cpu, squash
     behaviour = slim_behaviour_ops()
     for need in needs:
         if need.op in behaviour:
             return f"{need.op}: {behaviour[need.op]}"
-    chosen = {need: tuple(r for r in need_registrations(need, index) if is_cpu(r.device)) for need in needs}
+    chosen = {need: tuple(r for r in need_registrations(need, index) if serves_cpu(r.device)) for need in needs}
     slim = _slim_registrations(root, {r.file for registrations in chosen.values() for r in registrations})
     for need, registrations in chosen.items():
         if not registrations:
@@ -130,13 +130,13 @@ def _slim_registrations(root: Path, files: Iterable[str]) -> dict[str, dict[str,
     compiled with the slim set."""
     from tfbuild.cpp.scan import TreeReader
     from tfbuild.tree.kernel_index import KernelRegistration
-    from tfbuild.tree.needs import is_cpu, squash
+    from tfbuild.tree.needs import serves_cpu, squash
 
     reader = TreeReader(root, defines=(SLIM,))
     found: dict[str, dict[str, KernelRegistration]] = {}
     for relative in sorted(files):
         for registration in reader.scan(relative).registrations:
-            if is_cpu(registration.device):
+            if serves_cpu(registration.device):
                 found.setdefault(registration.op, {})[squash(registration.kernel_class)] = KernelRegistration(
                     **vars(registration)
                 )

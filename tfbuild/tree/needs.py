@@ -23,6 +23,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from tfbuild.cpp.scan import CPU_DEVICES
 from tfbuild.errors import InputFileError
 from tfbuild.model.analysis import analyze_loaded, is_valid_kernel_class, is_valid_op_name
 from tfbuild.model.formats import LoadedModel, ModelFormat, load_model
@@ -88,8 +89,9 @@ def squash(kernel_class: str) -> str:
     return "".join(kernel_class.split())
 
 
-def is_cpu(device: str) -> bool:
-    return device.upper().removeprefix("DEVICE_") == "CPU"
+def serves_cpu(device: str) -> bool:
+    """Whether a CPU build runs kernels registered for ``device``: CPU, and DEFAULT (TF 1.15 on)."""
+    return device.upper().removeprefix("DEVICE_") in CPU_DEVICES
 
 
 def needs_from_header(path: Path, index: KernelIndex) -> Needs:
@@ -116,7 +118,7 @@ def header_needs(contents: HeaderContents, index: KernelIndex, *, origin: str) -
             # the ops the header keeps are needed.
             if (
                 registration.op in by_op
-                and is_cpu(registration.device)
+                and serves_cpu(registration.device)
                 and squash(registration.kernel_class) in wanted
             ):
                 original = wanted[squash(registration.kernel_class)]
@@ -194,7 +196,7 @@ def _matching_registrations(
     need: KernelNeed, index: KernelIndex
 ) -> tuple[tuple[KernelRegistration, ...], tuple[KernelRegistration, ...]]:
     """(the registrations of the need's classes, those chosen: the same, else all of its op's)."""
-    of_op = tuple(r for r in index.registrations_for_op(need.op) if is_cpu(r.device))
+    of_op = tuple(r for r in index.registrations_for_op(need.op) if serves_cpu(r.device))
     wanted = {squash(k) for k in need.kernel_classes}
     matching = tuple(r for r in of_op if squash(r.kernel_class) in wanted)
     return matching, matching or of_op

@@ -40,15 +40,15 @@ from tfbuild.tree.compat import (
     tree_version,
 )
 from tfbuild.tree.edits import check_flavour, compiled_files, kernel_index_for
-from tfbuild.tree.kernel_index import KernelIndex
+from tfbuild.tree.kernel_index import KernelIndex, unread_notes
 from tfbuild.tree.needs import (
     NeedResolution,
     Needs,
-    is_cpu,
     needs_from_header,
     needs_from_loaded,
     op_definition_files,
     resolve_needs,
+    serves_cpu,
     squash,
 )
 from tfbuild.tree.op_def_index import build_op_defs
@@ -173,7 +173,7 @@ def check_tree(
     gaps = _compat_gaps(models, root, notes)
     undefined = {gap.op for gap in gaps if gap.kind == OP_NOT_IN_TREE}
     gaps += [gap for gap in _build_gaps(resolved.resolutions, compiled_files(root, flavour, edited=edited),
-                                        definitions, f"run: {_edit_command(flavour, request, root)}", root)
+                                        definitions, f"run: {_edit_command(flavour, request, root)}", root, index)
              if not (gap.kind == "no-kernel-in-tree" and gap.op in undefined)]  # the op error comes first
     if header is None:
         notes += _class_mismatch_notes(resolved.resolutions)
@@ -181,6 +181,7 @@ def check_tree(
         gaps += _header_gaps(header, resolved.resolutions, index, request)
         notes += _foreign_class_notes(header, index)
     notes += _guard_notes(resolved.resolutions, index)
+    notes += unread_notes(index)
     return PreflightReport(
         source=root,
         flavour=flavour,
@@ -209,17 +210,23 @@ def _build_gaps(
     definitions: Mapping[str, tuple[str, ...]],
     fix: str,
     root: Path,
+    index: KernelIndex,
 ) -> list[Gap]:
-    """Needed kernels and op definitions no file the build compiles provides."""
+    """Needed kernels and op definitions no file the build compiles provides. An op with no
+    kernel in the index names the registrations the index could not read that may be its."""
     gaps: list[Gap] = []
     for resolution in resolutions:
         op = resolution.need.op
         if op in OPS_WITHOUT_KERNEL:
             continue
         if not resolution.files:
-            gaps.append(Gap(op, "no-kernel-in-tree", no_kernel_error(op),
-                            f"{root} has no CPU kernel for {op}: build it as a custom op library, "
-                            "or use a TensorFlow tree that has one"))
+            unread = index.unread_for_op(op)
+            where = (f"tfbuild could not read {len(unread)} kernel registration(s) that may be {op}'s "
+                     f"({'; '.join(str(u) for u in unread[:3])}): check them, then build it as a custom op "
+                     "library if the tree really has none") if unread else (
+                     f"{root} has no CPU kernel for {op}: build it as a custom op library, "
+                     "or use a TensorFlow tree that has one")
+            gaps.append(Gap(op, "no-kernel-in-tree", no_kernel_error(op), where))
             continue
         if not set(resolution.files) & compiled:
             gaps.append(Gap(op, "kernel-not-compiled", no_kernel_error(op), fix, resolution.files))
@@ -264,7 +271,7 @@ def _header_gaps(
         if header.op_granularity:
             continue
         tree_classes = {
-            squash(r.kernel_class) for r in index.registrations if r.op == op and is_cpu(r.device)
+            squash(r.kernel_class) for r in index.registrations if r.op == op and serves_cpu(r.device)
         }
         if not tree_classes & listed:
             gaps.append(Gap(op, "kernel-not-in-header", no_kernel_error(op), regenerate,
@@ -291,7 +298,7 @@ def _guard_notes(resolutions: Sequence[NeedResolution], index: KernelIndex) -> l
     for resolution in resolutions:
         registrations = [
             r for r in index.registrations
-            if r.op == resolution.need.op and is_cpu(r.device) and r.kernel_class in resolution.tree_classes
+            if r.op == resolution.need.op and serves_cpu(r.device) and r.kernel_class in resolution.tree_classes
         ]
         if registrations and all(r.guard for r in registrations):
             guards = sorted({r.guard for r in registrations if r.guard})

@@ -6,7 +6,8 @@ for the same MatMul node TF 2.21 names ``BatchMatMulOp<CPUDevice, float, float, 
 and TF 1.12 registers ``MatMulOp<CPUDevice, float, false >``. A header written with the
 installed names silently compiles MatMul out of a TF 1.12 build. So the header is written from
 the tree's registrations (the kernel index): for each needed op, the classes of the tree's CPU
-kernels whose type constraints fit the dtypes the model uses. An op the tree has no CPU kernel
+kernels whose type constraints fit the dtypes the model uses, else (as TensorFlow's lookup falls
+back) those of its DEFAULT kernels. An op the tree has no CPU kernel
 for is reported, never dropped quietly, and when the dtypes match no registration all of the
 op's classes are kept: a larger binary is better than a missing kernel on the device. Each
 installed class the tree does not register is reported as *renamed* (the tree has a kernel for
@@ -15,13 +16,14 @@ that op and dtype under another name, which the header now names) or *dropped* (
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from tfbuild.model.analysis import Analysis, Problem
-from tfbuild.tree.kernel_index import KernelIndex, KernelRegistration, build_kernel_index
+from tfbuild.tree.kernel_index import KernelIndex, KernelRegistration, build_kernel_index, lookup_order
 from tfbuild.tree.needs import squash
 
 # Canonical names shared by TF dtype names ("float32", "DT_FLOAT") and C++ type names in
@@ -135,7 +137,9 @@ def retarget_ops_and_kernels(
             pairs.update((op, spelled[squashed]) for squashed in named[op])
             continue
         seen = {c for c in (canonical_dtype(d) for d in dtypes_by_op.get(op, ())) if c}
-        chosen = [r for r in registrations if _fits(r, seen)] if seen else list(registrations)
+        # As TensorFlow's lookup: the CPU kernels that fit, else the DEFAULT ones that fit.
+        fits = functools.partial(_fits, dtypes=seen)
+        chosen = list(lookup_order(registrations, fits)) if seen else list(registrations)
         if not chosen:
             fallback.append(op)
             chosen = list(registrations)
