@@ -31,12 +31,13 @@ def test_the_stand_in_reads_as_an_ndk_r26(mini_ndk):
     ndk = inspect_ndk(mini_ndk, origin="--ndk")
     assert ndk.major == 26 and ndk.revision.startswith("26.")
     assert (ndk.api_levels, ndk.api_levels_source) == ((21,), "meta/platforms.json")
-    assert (ndk.abis, ndk.abis_source) == (("arm64-v8a", "armeabi-v7a"), "meta/abis.json")
+    # The stand-in lists three ABIs since it gained x86_64 (its README).
+    assert (ndk.abis, ndk.abis_source) == (("arm64-v8a", "armeabi-v7a", "x86_64"), "meta/abis.json")
     assert ndk.hosts == ("linux-x86_64",) and ndk.gcc_toolchains == ()
     assert ndk.prebuilt() == mini_ndk / "toolchains/llvm/prebuilt/linux-x86_64"
     assert (ndk.prebuilt() / "sysroot/usr/include/android/api-level.h").is_file()
     assert ndk.prebuilt("darwin-x86_64") is None
-    assert ndk.summary() == f"{ndk.name}: API 21, ABIs arm64-v8a, armeabi-v7a, prebuilt linux-x86_64"
+    assert ndk.summary() == f"{ndk.name}: API 21, ABIs arm64-v8a, armeabi-v7a, x86_64, prebuilt linux-x86_64"
 
 
 @pytest.mark.android_ndk
@@ -100,7 +101,26 @@ def _meta(ndk: Path, name: str, text: str) -> None:
     (ndk / "meta" / name).write_text(text)
 
 
-def test_the_checks_name_the_ndk_what_it_has_and_what_is_needed(mini_ndk):
+@pytest.fixture
+def two_abi_ndk(mini_ndk, tmp_path) -> Path:
+    """The stand-in as an NDK without x86_64, as it was before it gained it: its
+    meta/abis.json without that entry, everything else linked to the stand-in's own."""
+    ndk = tmp_path / mini_ndk.name
+    (ndk / "meta").mkdir(parents=True)
+    for entry in mini_ndk.iterdir():
+        if entry.name != "meta":
+            (ndk / entry.name).symlink_to(entry)
+    for entry in (mini_ndk / "meta").iterdir():
+        if entry.name != "abis.json":
+            (ndk / "meta" / entry.name).symlink_to(entry)
+    abis = json.loads((mini_ndk / "meta" / "abis.json").read_text())
+    abis.pop("x86_64")
+    (ndk / "meta" / "abis.json").write_text(json.dumps(abis))
+    return ndk
+
+
+def test_the_checks_name_the_ndk_what_it_has_and_what_is_needed(two_abi_ndk):
+    mini_ndk = two_abi_ndk
     ndk = inspect_ndk(mini_ndk, origin="$ANDROID_NDK_HOME")
     check_abi(ndk, "arm64-v8a", target="android-arm64")
     check_api_level(ndk, 21, needs="target android-arm64", why="--ndk-api-level")
@@ -213,7 +233,8 @@ def test_bazel_refuses_an_api_level_outside_the_ndks_range(tf1_tree, const_model
     assert line.endswith("(use an NDK that has API level 18, or pass --ndk-api-level 21)")
 
 
-def test_bazel_refuses_an_abi_the_ndk_lacks(tf1_tree, const_model, mini_ndk, tmp_path, capsys, android_env):
+def test_bazel_refuses_an_abi_the_ndk_lacks(tf1_tree, const_model, two_abi_ndk, tmp_path, capsys, android_env):
+    mini_ndk = two_abi_ndk
     tree = lists_ndks(tf1_tree, [19, 20, 21, 25, 26])
     config = tmp_path / "tfbuild.toml"
     config.write_text(f'[android]\nndk = "{mini_ndk}"\nsdk = "{make_sdk(tmp_path / "sdk")}"\n')

@@ -51,6 +51,28 @@ def test_other_attrs_than_t_do_not_exclude_registrations(index):
     )
 
 
+def test_every_constrained_type_attr_narrows_the_choice(index):
+    """With the nodes' type attrs (``Tidx`` as well as ``T``), only the kernels TensorFlow's lookup
+    could pick are kept: the strings model's Max/Prod on the real 2.21 tree needed this to
+    equal TF's own header."""
+    attrs = {"Min": [("T", "float32"), ("Tidx", "int32")]}
+    result = retarget_ops_and_kernels([("Min", None)], {"Min": ["float32"]}, index, attrs)
+    assert result.ops_and_kernels == (
+        ("Min", "ReductionOp<CPUDevice, float, int32, Eigen::internal::MinReducer<float>>"),
+    )
+
+
+def test_registrations_for_unnamed_types_do_not_fit_every_dtype():
+    """TF 2.1x's float8/int4 registrations are not taken for a float32 node."""
+    from tfbuild.tree.kernel_index import KernelRegistration
+    from tfbuild.tree.retarget import _fits
+
+    float8 = KernelRegistration("Pack", "PackOp<CPUDevice, ::tensorflow::float8_e5m2>", "CPU",
+                                (("T", "::tensorflow::float8_e5m2"),), "pack_op.cc", 1, None)
+    assert canonical_dtype("float8_e5m2") == "float8_e5m2" and canonical_dtype("DT_INT4") == "int4"
+    assert not _fits(float8, {"float"})
+
+
 def test_ops_without_dtypes_keep_every_class(index):
     result = retarget_ops_and_kernels([("Relu", None)], {}, index)
     assert {cls for _, cls in result.ops_and_kernels} == index.classes_for_op("Relu")

@@ -89,6 +89,9 @@ class OpRequirement:
     node_count: int
     models: tuple[str, ...]
     kept_without_kernel: bool = False
+    type_attrs: tuple[tuple[str, str], ...] = ()
+    """``(attr, dtype)`` of every type attr the op's registrations constrain, over its nodes
+    (``("Tidx", "int32")``): what a tree's kernels are chosen by (:mod:`tfbuild.tree.retarget`)."""
 
 
 @dataclass(frozen=True)
@@ -248,8 +251,16 @@ class _KernelRegistry:
 
     def dtypes(self, node_def: Any) -> list[tuple[str, str]]:
         """``(attr, dtype name)`` for the node's ``T``/``dtype`` attrs (lists flattened)."""
+        return self._type_values(node_def, _DTYPE_ATTRS)
+
+    def type_attrs(self, node_def: Any) -> list[tuple[str, str]]:
+        """``(attr, dtype name)`` for every type attr a registration of the node's op constrains
+        (``T``, ``Tidx``, ``out_type``...): what a tree's registrations are matched on."""
+        return self._type_values(node_def, self.key_attrs(node_def.op))
+
+    def _type_values(self, node_def: Any, names: Iterable[str]) -> list[tuple[str, str]]:
         found = []
-        for name in _DTYPE_ATTRS:
+        for name in names:
             # SavedModels strip attrs that hold their default value; the op's default applies.
             if name in node_def.attr:
                 value = node_def.attr[name]
@@ -257,7 +268,8 @@ class _KernelRegistry:
                 value = self._registry.default(node_def.op, name, self._attr_value)
                 if value is None:
                     continue
-            types = [value.type] if value.WhichOneof("value") == "type" else list(value.list.type)
+            kind = value.WhichOneof("value")
+            types = [value.type] if kind == "type" else list(value.list.type) if kind == "list" else []
             found += [(name, self._registry.dtype_name(enum)) for enum in types]
         return found
 
@@ -266,6 +278,7 @@ class _KernelRegistry:
 class _OpTally:
     kernel_classes: set[str] = field(default_factory=set)
     dtypes: set[str] = field(default_factory=set)
+    type_attrs: set[tuple[str, str]] = field(default_factory=set)
     node_count: int = 0
     models: dict[str, None] = field(default_factory=dict)  # insertion-ordered set
     kept_without_kernel: bool = False
@@ -279,6 +292,7 @@ class _NodeKind:
     op: str
     kernel_class: str | None
     dtypes: tuple[str, ...]
+    type_attrs: tuple[tuple[str, str], ...] = ()
 
     @property
     def has_problem(self) -> bool:
@@ -347,6 +361,7 @@ class _Collector:
             kind = self._kinds[key]
             tally = self._tally(kind.op, label, count)
             tally.dtypes.update(kind.dtypes)
+            tally.type_attrs.update(kind.type_attrs)
             if kind.kernel_class:
                 tally.kernel_classes.add(kind.kernel_class)
             elif not kind.has_problem:
@@ -355,7 +370,8 @@ class _Collector:
     def _kind(self, model: LoadedModel, node_label: str, node_def: Any) -> _NodeKind:
         _check_op_name(model.path, node_def.op, f"node {node_label!r}")
         dtypes = tuple(dtype for _, dtype in self._registry.dtypes(node_def))
-        return _NodeKind(node_def.op, self._registry.kernel_class(node_def), dtypes)
+        type_attrs = tuple(self._registry.type_attrs(node_def))
+        return _NodeKind(node_def.op, self._registry.kernel_class(node_def), dtypes, type_attrs)
 
     def result(self, tensorflow_version: str) -> Analysis:
         ops = tuple(
@@ -366,6 +382,7 @@ class _Collector:
                 node_count=t.node_count,
                 models=tuple(t.models),
                 kept_without_kernel=t.kept_without_kernel,
+                type_attrs=tuple(sorted(t.type_attrs)),
             )
             for op, t in sorted(self._ops.items())
         )

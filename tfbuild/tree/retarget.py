@@ -40,6 +40,11 @@ _DTYPE_ALIASES = {
     "complex64": "complex64", "complex128": "complex128",
     "qint8": "qint8", "quint8": "quint8", "qint16": "qint16", "quint16": "quint16", "qint32": "qint32",
     "resource": "resource", "resourcehandle": "resource", "variant": "variant",
+    # The narrow types TF 2.1x added (float8 since 2.13, int4 since 2.14, float4 in 2.21): a
+    # registration for one of them must not be taken as fitting any dtype.
+    "float8_e4m3fn": "float8_e4m3fn", "float8_e5m2": "float8_e5m2", "float8_e4m3fnuz": "float8_e4m3fnuz",
+    "float8_e4m3b11fnuz": "float8_e4m3b11fnuz", "float8_e5m2fnuz": "float8_e5m2fnuz",
+    "float4_e2m1fn": "float4_e2m1fn", "int4": "int4", "uint4": "uint4", "int2": "int2", "uint2": "uint2",
 }
 
 
@@ -90,21 +95,35 @@ def canonical_dtype(name: str) -> str | None:
 DTYPE_ATTRS = ("T", "dtype")
 
 
-def _fits(registration: KernelRegistration, dtypes: set[str]) -> bool:
-    """The registration's ``T``/``dtype`` constraints allow one of ``dtypes`` (an attr listed
-    twice names alternatives). Other attrs (``Tidx``, ``index_type``) are not what the dtypes
-    describe and never exclude a registration, nor does a type tfbuild cannot name."""
+def _fits(registration: KernelRegistration, dtypes: set[str],
+          type_attrs: Collection[tuple[str, str]] = ()) -> bool:
+    """The registration's type constraints allow what the op's nodes use (an attr listed twice
+    names alternatives). With ``type_attrs`` (``(attr, dtype)`` of every constrained type attr,
+    as the analysis reads them) each constrained attr the nodes set must allow one of its
+    values, ``Tidx`` as much as ``T``; without, only ``T``/``dtype`` are checked against
+    ``dtypes``. A type tfbuild cannot name never excludes a registration."""
     allowed: dict[str, set[str | None]] = {}
     for attr, cpp_type in registration.type_constraints:
-        if attr in DTYPE_ATTRS:
-            allowed.setdefault(attr, set()).add(canonical_dtype(cpp_type))
-    return all(None in choices or choices & dtypes for choices in allowed.values())
+        allowed.setdefault(attr, set()).add(canonical_dtype(cpp_type))
+    seen: dict[str, set[str | None]] = {}
+    for attr, dtype in type_attrs:
+        seen.setdefault(attr, set()).add(canonical_dtype(dtype))
+    for attr, choices in allowed.items():
+        if None in choices:
+            continue
+        if attr in seen:
+            if None not in seen[attr] and not choices & seen[attr]:
+                return False
+        elif attr in DTYPE_ATTRS and dtypes and not choices & dtypes:
+            return False
+    return True
 
 
 def retarget_ops_and_kernels(
     needed: Sequence[tuple[str, str | None]],
     dtypes_by_op: Mapping[str, Collection[str]],
     index: KernelIndex,
+    type_attrs_by_op: Mapping[str, Collection[tuple[str, str]]] | None = None,
 ) -> RetargetResult:
     """The tree's (op, class) pairs for ``needed`` (``Analysis.ops_and_kernels()``: op names
     with the installed TF's class names).
@@ -115,7 +134,8 @@ def retarget_ops_and_kernels(
 
     ``dtypes_by_op`` holds the ``T``/``dtype`` values seen on each op's nodes, as TF names
     (``OpRequirement.dtypes``); an op without an entry (or with only unknown names) keeps every
-    CPU class the tree registers for it.
+    CPU class the tree registers for it. ``type_attrs_by_op`` (``OpRequirement.type_attrs``)
+    narrows the choice by every constrained type attr, ``Tidx`` and ``out_type`` included.
     """
     ops = sorted({op for op, _ in needed})
     pairs: set[tuple[str, str]] = set()
@@ -137,9 +157,10 @@ def retarget_ops_and_kernels(
             pairs.update((op, spelled[squashed]) for squashed in named[op])
             continue
         seen = {c for c in (canonical_dtype(d) for d in dtypes_by_op.get(op, ())) if c}
+        attrs = tuple((type_attrs_by_op or {}).get(op, ()))
         # As TensorFlow's lookup: the CPU kernels that fit, else the DEFAULT ones that fit.
-        fits = functools.partial(_fits, dtypes=seen)
-        chosen = list(lookup_order(registrations, fits)) if seen else list(registrations)
+        fits = functools.partial(_fits, dtypes=seen, type_attrs=attrs)
+        chosen = list(lookup_order(registrations, fits)) if seen or attrs else list(registrations)
         if not chosen:
             fallback.append(op)
             chosen = list(registrations)
@@ -218,7 +239,8 @@ def retarget_analysis(analysis: Analysis, index: KernelIndex, *, tree_name: str)
     names the tree in those problems.
     """
     result = retarget_ops_and_kernels(
-        analysis.ops_and_kernels(), {r.op: r.dtypes for r in analysis.ops}, index
+        analysis.ops_and_kernels(), {r.op: r.dtypes for r in analysis.ops}, index,
+        {r.op: r.type_attrs for r in analysis.ops},
     )
     classes_by_op: dict[str, list[str]] = {}
     for op, kernel_class in result.ops_and_kernels:
