@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 from android_dirs import make_ndk, make_sdk
 
-from tfbuild.build.flavours.makefile import MAKEFILE_NDK_API_LEVEL
 from tfbuild.cli import main
 from tfbuild.errors import ConfigError
+from tfbuild.pipeline.flavours.makefile import MAKEFILE_NDK_API_LEVEL
 from tfbuild.toolchain.android_ndk import check_abi, check_api_level, inspect_ndk, levels_text
 
 HELLO = '#include <cstdio>\n#include <string>\nint main() { std::printf("%s\\n", std::string("hello, android").c_str()); }\n'

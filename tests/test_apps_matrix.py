@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from tfbuild.build.options import resolve_with_origins
 from tfbuild.cli import main
 from tfbuild.errors import ConfigError
+from tfbuild.pipeline.options import resolve_with_origins
 
 REPO = Path(__file__).resolve().parent.parent
 CI = REPO / "examples" / "ci"

@@ -23,9 +23,9 @@ import pytest
 from android_dirs import make_ndk
 from treegen import make_tf1_tree
 
-from tfbuild.build.options import resolve_build_options
-from tfbuild.build.run import run_build
 from tfbuild.errors import ToolchainError
+from tfbuild.pipeline.options import resolve_build_options
+from tfbuild.pipeline.run import run_build
 from tfbuild.resources import examples_dir
 
 EXAMPLE = examples_dir() / "custom_ops"
@@ -214,8 +214,8 @@ def test_the_android_workspace_block_is_committed_on_the_work_branch(tmp_path):
     tfbuild's work branch, so the tree stays clean for the next build and reverts with them."""
     from android_dirs import make_sdk
 
-    from tfbuild.build.flavours import plan_build
-    from tfbuild.build.run import _commit_tree_changes, _tree_changes
+    from tfbuild.pipeline.flavours import plan_build
+    from tfbuild.pipeline.run import _commit_tree_changes, _tree_changes
     from tfbuild.tree.facts import read_tree_facts
     from tfbuild.tree.work_branch import WORK_BRANCH, checkout_state
 

@@ -17,13 +17,13 @@ import pytest
 from android_dirs import make_ndk, make_sdk
 from treegen import make_tf1_tree, make_tf2_tree
 
-from tfbuild.build.flavours import choose_flavour, plan_build
-from tfbuild.build.flavours.makefile import DOWNLOAD_STEP, dependencies_only
-from tfbuild.build.options import resolve_build_options
-from tfbuild.build.plan import Step
-from tfbuild.build.plan_text import normalize, plan_text
-from tfbuild.build.workspace import BEGIN_MARKER
 from tfbuild.errors import ConfigError, SourceTreeError
+from tfbuild.pipeline.flavours import choose_flavour, plan_build
+from tfbuild.pipeline.flavours.makefile import DOWNLOAD_STEP, dependencies_only
+from tfbuild.pipeline.options import resolve_build_options
+from tfbuild.pipeline.plan import Step
+from tfbuild.pipeline.plan_text import normalize, plan_text
+from tfbuild.pipeline.workspace import BEGIN_MARKER
 from tfbuild.resources import examples_dir
 from tfbuild.toolchain.targets import get_target, load_targets
 from tfbuild.tree.facts import read_tree_facts
@@ -123,7 +123,7 @@ def test_golden_clang_ndk_plan(world, target, flavour, ndk):
 @pytest.mark.tensorflow
 @pytest.mark.parametrize("target, flavour", OPS_CASES, ids=[f"{t}-{f}" for t, f in OPS_CASES])
 def test_golden_ops_library_plan(world, target, flavour):
-    from tfbuild.build.op_library import installed_tensorflow
+    from tfbuild.pipeline.op_library import installed_tensorflow
 
     tensorflow = installed_tensorflow()
     sources = tuple(str(path) for path in sorted((examples_dir() / "custom_ops").glob("*.cc")))

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from tfbuild.build.options import OPTIONS, resolve_with_origins
 from tfbuild.cli import main
+from tfbuild.pipeline.options import OPTIONS, resolve_with_origins
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLE_CONFIG = REPO / "examples" / "tfbuild.toml"

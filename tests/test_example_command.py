@@ -7,8 +7,8 @@ import re
 import pytest
 from example_run import example_run
 
-from tfbuild.build.example import ExamplePaths
 from tfbuild.cli import main
+from tfbuild.pipeline.example import ExamplePaths
 
 
 def test_an_output_path_that_is_a_file_is_a_config_error(tmp_path, capsys):

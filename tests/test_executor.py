@@ -11,9 +11,9 @@ import pytest
 from rich.console import Console
 from toolchain_fixtures import require_base_image
 
-from tfbuild.build.executor import StepFailed, execute_plan
-from tfbuild.build.plan import Artifact, BuildPlan, GeneratedFile, ImageSpec, Mount, Step
 from tfbuild.errors import BuildError, ToolchainError
+from tfbuild.pipeline.executor import StepFailed, execute_plan
+from tfbuild.pipeline.plan import Artifact, BuildPlan, GeneratedFile, ImageSpec, Mount, Step
 from tfbuild.toolchain.container import CommandTimeout
 from tfbuild.toolchain.engine import docker_client
 
@@ -153,13 +153,13 @@ def test_a_local_process_killed_by_a_signal_says_so(tmp_path):
 def test_the_cli_exits_7_when_a_build_step_fails_with_127(tmp_path, monkeypatch, capsys):
     """The whole path a user sees: a real local step that exits 127 (a tool the shell cannot
     find) ends tfbuild with 7, its documented code for a failed build, not with 127."""
-    import tfbuild.build.run
+    import tfbuild.pipeline.run
     from tfbuild.cli import main
 
     def run_build(options, *, console=None):
         execute_plan(_plan(tmp_path, [_sh("compile", "tfbuild-no-such-compiler -c x.cc", tmp_path)]))
 
-    monkeypatch.setattr(tfbuild.build.run, "run_build", run_build)
+    monkeypatch.setattr(tfbuild.pipeline.run, "run_build", run_build)
     model = tmp_path / "ops.json"
     model.write_text('[["Const", "ConstantOp"]]')
     code = main(["build", "--target", "linux-x86_64", "--model", str(model), "--local", "--out", str(tmp_path / "out")])

@@ -1,5 +1,6 @@
-"""The package's imports run one way: cli → build → toolchain → tree → model → cpp, with the
-small shared modules at the top of ``tfbuild/`` below all of them.
+"""The package's imports run one way: cli → pipeline → toolchain → tree → model → cpp, with the
+small shared modules at the top of ``tfbuild/`` below all of them. Inside ``pipeline/`` (the
+largest subpackage) they run one way too, along :data:`PIPELINE_LAYERS`.
 
 Every ``import`` in every module counts, including the lazy ones inside functions, so a
 dependency cannot hide from this test by moving into a function body.
@@ -13,9 +14,24 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "tfbuild"
-LAYERS = ("cpp", "model", "tree", "toolchain", "build", "cli")  # lowest first
+LAYERS = ("cpp", "model", "tree", "toolchain", "pipeline", "cli")  # lowest first
 SHARED = -1  # the loose modules: errors, fileio, templating, ...
 MAX_LOOSE_MODULES = 12
+# The pipeline's modules and subpackages, lowest first; a unit imports only from lower ranks
+# (and from itself): the plan's data types at the bottom, the run and verify at the top.
+PIPELINE_LAYERS = (
+    ("reproducible", "exports", "remote", "per_file_selection", "op_sources"),
+    ("plan",),
+    ("size_profiles", "fixups", "executor", "manifest"),
+    ("linkflags", "op_library", "report", "plan_text"),
+    ("android",),
+    ("options",),
+    ("workspace",),
+    ("flavours",),
+    ("prerequisites",),
+    ("run",),
+    ("verify", "example"),
+)
 
 
 def _layer(module: str) -> int:
@@ -63,6 +79,37 @@ def test_imports_point_down_the_flow(path):
     assert upward == []
 
 
+def _pipeline_unit(module: str) -> str | None:
+    """``flavours`` for ``tfbuild.pipeline.flavours.makefile``; None outside the pipeline."""
+    parts = module.split(".")
+    return parts[2] if len(parts) > 2 and parts[1] == "pipeline" else None
+
+
+def _pipeline_rank(unit: str) -> int:
+    return next(rank for rank, units in enumerate(PIPELINE_LAYERS) if unit in units)
+
+
+@pytest.mark.parametrize("path", sorted((PACKAGE / "pipeline").rglob("*.py")),
+                         ids=lambda path: str(path.relative_to(PACKAGE)))
+def test_imports_point_down_inside_the_pipeline(path):
+    importer = _pipeline_unit(_module_name(path))
+    if importer is None:  # pipeline/__init__.py
+        return
+    upward = [
+        f"line {line}: {importer} imports {target}"
+        for line, target in _imported(ast.parse(path.read_text(), str(path)))
+        if (unit := _pipeline_unit(target)) is not None and unit != importer
+        and _pipeline_rank(unit) >= _pipeline_rank(importer)
+    ]
+    assert upward == []
+
+
+def test_every_pipeline_unit_has_a_rank():
+    units = {path.stem if path.suffix == ".py" else path.name
+             for path in (PACKAGE / "pipeline").iterdir() if path.name not in ("__init__.py", "__pycache__")}
+    assert units == {unit for layer in PIPELINE_LAYERS for unit in layer}
+
+
 def test_the_top_of_the_package_stays_small():
     loose = sorted(path.name for path in PACKAGE.glob("*.py"))
     assert len(loose) <= MAX_LOOSE_MODULES, loose
@@ -71,8 +118,8 @@ def test_the_top_of_the_package_stays_small():
 
 
 def test_the_layer_rule_catches_an_upward_import():
-    tree = ast.parse("def f():\n    from tfbuild.build.run import run_build\n")
+    tree = ast.parse("def f():\n    from tfbuild.pipeline.run import run_build\n")
     (line, target), = _imported(tree)
-    assert (line, target) == (2, "tfbuild.build.run")
+    assert (line, target) == (2, "tfbuild.pipeline.run")
     assert _layer(target) > _layer("tfbuild.tree.edits")
     assert _layer("tfbuild.errors") < _layer("tfbuild.cpp.macros")

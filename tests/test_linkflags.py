@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from tfbuild.build.linkflags import link_inputs, render_link_snippets, write_link_snippets
 from tfbuild.cli import main
 from tfbuild.errors import ConfigError, InputFileError
+from tfbuild.pipeline.linkflags import link_inputs, render_link_snippets, write_link_snippets
 from tfbuild.toolchain.targets import get_target
 
 LIBS = ("libtensorflow-core.a", "libprotobuf.a", "libnsync.a")

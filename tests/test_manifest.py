@@ -8,8 +8,8 @@ import json
 from pathlib import Path, PurePosixPath
 
 from tfbuild import __version__
-from tfbuild.build.manifest import TensorFlowRecord, make_manifest, write_manifest
-from tfbuild.build.plan import Artifact, BuildPlan, ImageSpec
+from tfbuild.pipeline.manifest import TensorFlowRecord, make_manifest, write_manifest
+from tfbuild.pipeline.plan import Artifact, BuildPlan, ImageSpec
 
 
 def sha(path: Path) -> str:

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from tfbuild.build.options import OPTIONS, resolve_build_options
 from tfbuild.cli import main
 from tfbuild.errors import ConfigError
 from tfbuild.model.header import DEFAULT_OPS
+from tfbuild.pipeline.options import OPTIONS, resolve_build_options
 
 INVALID = sorted((Path(__file__).parent / "invalid_configs").glob("*.toml"))
 

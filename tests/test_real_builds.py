@@ -39,8 +39,8 @@ from real_build_plans import (
 )
 from toolchain_fixtures import TREE_SUITE, bazel_toolchain, linux_toolchain
 
-from tfbuild.build.example import example_model, example_sources
 from tfbuild.model.header import parse_header
+from tfbuild.pipeline.example import example_model, example_sources
 from tfbuild.toolchain.engine import docker_client
 from tfbuild.toolchain.targets import get_target
 

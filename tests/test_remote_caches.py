@@ -22,14 +22,14 @@ from real_build_plans import APPS_DIR, prepare_tf1_tree, registered_kernels
 from remote_servers import buildgrid_cache, distccd_workers, nginx_cache, redis_cache, remove_cache_volumes
 from toolchain_fixtures import TREE_SUITE, bazel_toolchain, linux_toolchain
 
-from tfbuild.build.remote import (
+from tfbuild.cli.output import jsonable
+from tfbuild.pipeline.remote import (
     SecretUrl,
     bazel_cache_argv,
     bazel_cache_flag,
     parse_bazel_processes,
     parse_ccache_stats,
 )
-from tfbuild.cli.output import jsonable
 
 PASSWORD = "s3cret-" + uuid.uuid4().hex[:8]
 APP = str(APPS_DIR / "app_a.json")

@@ -24,14 +24,14 @@ from pathlib import Path, PurePosixPath
 import pytest
 from treegen import make_tf1_tree
 
-from tfbuild.build.manifest import TensorFlowRecord, make_manifest, write_manifest
-from tfbuild.build.plan import Artifact, BuildPlan
-from tfbuild.build.report.attribution import normalize_class, symbol_owners
-from tfbuild.build.report.baseline import BaselineKey
-from tfbuild.build.report.objects import EM_AARCH64, EM_ARM, EM_X86_64, ObjectKind, object_kind
-from tfbuild.build.report.symbols import nm_candidates, read_symbols
-from tfbuild.build.report.write import write_size_report
 from tfbuild.flavour import Flavour
+from tfbuild.pipeline.manifest import TensorFlowRecord, make_manifest, write_manifest
+from tfbuild.pipeline.plan import Artifact, BuildPlan
+from tfbuild.pipeline.report.attribution import normalize_class, symbol_owners
+from tfbuild.pipeline.report.baseline import BaselineKey
+from tfbuild.pipeline.report.objects import EM_AARCH64, EM_ARM, EM_X86_64, ObjectKind, object_kind
+from tfbuild.pipeline.report.symbols import nm_candidates, read_symbols
+from tfbuild.pipeline.report.write import write_size_report
 from tfbuild.templating import render
 
 # ops/no_op.cc and kernels/no_op.cc both become no_op.o, as in TensorFlow's Makefile build.

@@ -20,10 +20,10 @@ from pathlib import Path, PurePosixPath
 import pytest
 from treegen import make_tf1_tree
 
-from tfbuild.build.flavours import plan_build
-from tfbuild.build.options import resolve_build_options
-from tfbuild.build.reproducible import ZIP_EPOCH, choose_epoch, deterministic_ar_flags, prefix_maps
 from tfbuild.errors import ConfigError
+from tfbuild.pipeline.flavours import plan_build
+from tfbuild.pipeline.options import resolve_build_options
+from tfbuild.pipeline.reproducible import ZIP_EPOCH, choose_epoch, deterministic_ar_flags, prefix_maps
 from tfbuild.tree.facts import read_tree_facts
 
 OPS = [["Const", "ConstantOp"], ["Relu", "ReluOp<CPUDevice, float>"]]

@@ -21,7 +21,7 @@ from example_run import example_run
 from op_library_probe import EXAMPLE_OPS, N, X
 from op_library_probe import EXAMPLE_REQUEST as REQUEST
 
-from tfbuild.build.example import ExamplePaths, example_model
+from tfbuild.pipeline.example import ExamplePaths, example_model
 
 pytestmark = [pytest.mark.compiler, pytest.mark.tensorflow]
 

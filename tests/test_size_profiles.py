@@ -27,15 +27,15 @@ import treegen
 from test_build_plans import HEADER, check_golden, options_for, plan_for, replacements, world  # noqa: F401
 from tfbuild_testing import bazel_binary
 
-from tfbuild.build.flavours import plan_build
-from tfbuild.build.flavours.makefile import PROFILE_MAKEFILE
-from tfbuild.build.manifest import TensorFlowRecord, make_manifest
-from tfbuild.build.op_library import InstalledTensorFlow
-from tfbuild.build.options import resolve_build_options
-from tfbuild.build.plan_text import plan_text
-from tfbuild.build.size_profiles import apply_size_profile, hot_kernel_files, profile_names, size_profiles
 from tfbuild.cli import main
 from tfbuild.errors import ConfigError
+from tfbuild.pipeline.flavours import plan_build
+from tfbuild.pipeline.flavours.makefile import PROFILE_MAKEFILE
+from tfbuild.pipeline.manifest import TensorFlowRecord, make_manifest
+from tfbuild.pipeline.op_library import InstalledTensorFlow
+from tfbuild.pipeline.options import resolve_build_options
+from tfbuild.pipeline.plan_text import plan_text
+from tfbuild.pipeline.size_profiles import apply_size_profile, hot_kernel_files, profile_names, size_profiles
 from tfbuild.toolchain.targets import get_target, load_targets
 from tfbuild.tree.facts import read_tree_facts
 from tfbuild.tree.kernel_index import build_kernel_index

@@ -20,18 +20,18 @@ from pathlib import Path, PurePosixPath
 import numpy as np
 import pytest
 
-from tfbuild.build.plan import ImageSpec
-from tfbuild.build.verify.compare import compare_tensor
-from tfbuild.build.verify.cpp_runner import (
+from tfbuild.errors import ConfigError, InputFileError, ToolchainError, VerificationError
+from tfbuild.pipeline.plan import ImageSpec
+from tfbuild.pipeline.verify.compare import compare_tensor
+from tfbuild.pipeline.verify.cpp_runner import (
     COMPILE_STEP,
     CppRunnerRequest,
     RunnerJob,
     plan_cpp_runner,
     runner_sources,
 )
-from tfbuild.build.verify.probe import BATCH_SIZE, OPEN_DIM, Feed, make_inputs, parse_input_shape
-from tfbuild.build.verify.tensor_file import DTYPES, MAGIC, encode_tensors, read_tensor_file, write_tensor_file
-from tfbuild.errors import ConfigError, InputFileError, ToolchainError, VerificationError
+from tfbuild.pipeline.verify.probe import BATCH_SIZE, OPEN_DIM, Feed, make_inputs, parse_input_shape
+from tfbuild.pipeline.verify.tensor_file import DTYPES, MAGIC, encode_tensors, read_tensor_file, write_tensor_file
 from tfbuild.resources import examples_dir
 from tfbuild.toolchain.targets import get_target
 
@@ -118,7 +118,7 @@ def probe_graph(tmp_path_factory):
 
 @pytest.mark.tensorflow
 def test_probe_feeds_placeholders_and_compares_sinks_and_first_of_each_kind(probe_graph):
-    from tfbuild.build.verify.probe import plan_probe
+    from tfbuild.pipeline.verify.probe import plan_probe
 
     probe = plan_probe(probe_graph, where="graph")
     assert probe.feeds == (Feed("images:0", DT["float"], (BATCH_SIZE, 8, OPEN_DIM)), Feed("ids:0", DT["int32"], (OPEN_DIM,)))
@@ -134,7 +134,7 @@ def test_probe_feeds_placeholders_and_compares_sinks_and_first_of_each_kind(prob
 
 @pytest.mark.tensorflow
 def test_probe_takes_the_users_shapes_and_outputs(probe_graph):
-    from tfbuild.build.verify.probe import plan_probe
+    from tfbuild.pipeline.verify.probe import plan_probe
 
     probe = plan_probe(probe_graph, where="graph", shapes={"images": (2, 8, 3)}, outputs=["r1", "n2:0"])
     assert probe.feeds[0] == Feed("images:0", DT["float"], (2, 8, 3))
@@ -154,8 +154,8 @@ def test_probe_compares_only_what_a_session_can_fetch_around_tf1_control_flow(tm
 
     import tensorflow as tf
 
-    from tfbuild.build.verify.probe import plan_probe
     from tfbuild.model.formats import load_model
+    from tfbuild.pipeline.verify.probe import plan_probe
 
     script = Path(__file__).resolve().parent.parent / "scripts" / "make_control_flow_model.py"
     spec = importlib.util.spec_from_file_location("make_control_flow_model", script)
@@ -181,8 +181,8 @@ def test_probe_compares_only_what_a_session_can_fetch_around_tf1_control_flow(tm
 
 @pytest.mark.tensorflow
 def test_a_placeholder_of_unknown_rank_needs_a_shape(tmp_path):
-    from tfbuild.build.verify.probe import plan_probe
     from tfbuild.model.formats import load_model
+    from tfbuild.pipeline.verify.probe import plan_probe
 
     path = tmp_path / "g.pbtxt"
     path.write_text('node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }\n'
@@ -439,7 +439,7 @@ SHARED_LIB = [{"name": "libtfbuild_ops.so", "kind": "shared-lib"}]
     ],
 )
 def test_verify_refuses_what_it_cannot_run_before_running_anything(tmp_path, fields, error, message):
-    from tfbuild.build.verify.run import VerifyOptions, run_verify
+    from tfbuild.pipeline.verify.run import VerifyOptions, run_verify
 
     out = write_manifest(tmp_path / "out", **fields)
     with pytest.raises(error, match=message):
@@ -448,7 +448,7 @@ def test_verify_refuses_what_it_cannot_run_before_running_anything(tmp_path, fie
 
 
 def test_verify_refuses_a_container_run_of_a_local_build(tmp_path):
-    from tfbuild.build.verify.run import VerifyOptions, run_verify
+    from tfbuild.pipeline.verify.run import VerifyOptions, run_verify
 
     out = write_manifest(tmp_path / "out")
     with pytest.raises(ConfigError, match="no toolchain container") as caught:
@@ -457,7 +457,7 @@ def test_verify_refuses_a_container_run_of_a_local_build(tmp_path):
 
 
 def test_verify_refuses_a_model_changed_since_the_build(tmp_path):
-    from tfbuild.build.verify.run import VerifyOptions, run_verify
+    from tfbuild.pipeline.verify.run import VerifyOptions, run_verify
 
     model = tmp_path / "model.pbtxt"
     model.write_text(MODEL.read_text() + "\n# edited\n")

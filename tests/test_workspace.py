@@ -10,8 +10,10 @@ import pytest
 from android_dirs import make_ndk, make_sdk
 from treegen import make_tf1_tree, make_tf2_tree
 
-from tfbuild.build.options import AndroidOptions
-from tfbuild.build.workspace import (
+from tfbuild.cli import main
+from tfbuild.errors import ConfigError, SourceTreeError
+from tfbuild.pipeline.options import AndroidOptions
+from tfbuild.pipeline.workspace import (
     BEGIN_MARKER,
     END_MARKER,
     apply_block,
@@ -19,8 +21,6 @@ from tfbuild.build.workspace import (
     resolve_android_repositories,
     write_android_workspace,
 )
-from tfbuild.cli import main
-from tfbuild.errors import ConfigError, SourceTreeError
 from tfbuild.toolchain.tf_versions import tree_requirements
 from tfbuild.tree.facts import read_tree_facts
 

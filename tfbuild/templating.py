@@ -7,7 +7,6 @@ Undefined variables are errors so a template and its caller cannot drift apart s
 from __future__ import annotations
 
 import functools
-from pathlib import Path
 from typing import Any
 
 import jinja2
@@ -59,7 +58,3 @@ def render(template_name: str, **values: Any) -> str:
     """Render ``templates/<template_name>`` (or a top-level data file such as
     ``WORKSPACE.append.tmpl``) with ``values``."""
     return _environment(str(templates_dir())).get_template(template_name).render(**values)
-
-
-def template_path(template_name: str) -> Path:
-    return templates_dir() / template_name

@@ -224,10 +224,10 @@ def _detach_stdout() -> None:
 def _polish_help(command: Any) -> None:
     """Make every command's help say what is true (flags lose their ``<bool>`` in
     :func:`_display_type`): an option that ``TFBUILD_*`` variables (or the Android SDK's and NDK's
-    own) may set says which, in the order they count (:data:`~tfbuild.build.options.OPTIONS`). The
+    own) may set says which, in the order they count (:data:`~tfbuild.pipeline.options.OPTIONS`). The
     variables are only named here: the option resolver reads them, so their precedence below
     the command line and above ``tfbuild.toml`` stays in one place."""
-    from tfbuild.build.options import OPTIONS
+    from tfbuild.pipeline.options import OPTIONS
 
     by_flag = {spec.cli_flag: spec for spec in OPTIONS}
     commands = [command]

@@ -143,7 +143,7 @@ def _header_options(
     variables = ("TFBUILD_DEFAULT_OPS", "TFBUILD_HEADER_GRANULARITY", "TFBUILD_SOURCE", "TFBUILD_CONFIG")
     if config is None and not any(os.environ.get(name) for name in variables) and not Path("tfbuild.toml").is_file():
         return HeaderOptions(**given), source
-    from tfbuild.build.options import resolve_build_options
+    from tfbuild.pipeline.options import resolve_build_options
 
     options = resolve_build_options({**given, "source": source}, environ=os.environ, cwd=Path.cwd(),
                                     config_file=config, require_target=False)

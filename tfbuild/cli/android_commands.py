@@ -2,7 +2,7 @@
 
 Each ABI is its own build (one CI job each); this command is the fan-in. It only reads the
 builds' manifests and libraries and runs the JDK's ``javac`` on the generated Java class
-(:mod:`tfbuild.build.android.aar`).
+(:mod:`tfbuild.pipeline.android.aar`).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ def aar_command(
     output: Path = typer.Option(..., "-o", "--output", help="The .aar file to write."),
 ) -> None:
     """Assemble an AAR (manifest, classes.jar, jni/<abi>/lib*.so, R.txt, proguard.txt) from Android builds."""
-    from tfbuild.build.android.aar import build_aar
+    from tfbuild.pipeline.android.aar import build_aar
 
     result = build_aar(builds, output)
     _plain.print(f"wrote {result.path} ({', '.join(result.abis)}; {result.java_package}; sha256 {result.sha256})")

@@ -1,6 +1,6 @@
 """``tfbuild targets | workspace | linkflags | build``: the build step's commands.
 
-Each command turns its flags into the typed options (:func:`tfbuild.build.options.resolve_build_options`
+Each command turns its flags into the typed options (:func:`tfbuild.pipeline.options.resolve_build_options`
 layers them over tfbuild.toml and the environment) and calls one library function; TensorFlow
 and the docker SDK are imported only by the code paths that need them. :mod:`tfbuild.cli` adds
 the commands to the app by name.
@@ -22,8 +22,8 @@ from tfbuild.cli.output import print_json, print_table, stdout_console
 from tfbuild.flavour import Flavour
 
 if TYPE_CHECKING:
-    from tfbuild.build.options import BuildOptions
-    from tfbuild.build.run import BuildResult
+    from tfbuild.pipeline.options import BuildOptions
+    from tfbuild.pipeline.run import BuildResult
 
 _out = stdout_console()
 _plain = stdout_console(markup=False)
@@ -31,7 +31,7 @@ _err = Console(stderr=True, highlight=False, soft_wrap=True)
 
 
 def _options(cli: Mapping[str, object], config: Path | None, *, require_target: bool = True) -> BuildOptions:
-    from tfbuild.build.options import resolve_build_options
+    from tfbuild.pipeline.options import resolve_build_options
 
     given = {name: value for name, value in cli.items() if value not in (None, [], ())}
     return resolve_build_options(
@@ -79,7 +79,7 @@ def workspace_command(
     config: Path | None = _CONFIG,
 ) -> None:
     """Add the Android SDK/NDK repositories to a TensorFlow tree's WORKSPACE (between markers)."""
-    from tfbuild.build.workspace import write_android_workspace
+    from tfbuild.pipeline.workspace import write_android_workspace
 
     options = _options(
         {
@@ -110,8 +110,8 @@ def linkflags_command(
     config: Path | None = _CONFIG,
 ) -> None:
     """Print and write the link settings an app needs (Xcode, CMake, ndk-build, Gradle, Make)."""
-    from tfbuild.build.exports import requested_exports
-    from tfbuild.build.linkflags import link_inputs, render_link_snippets, write_export_file, write_link_snippets
+    from tfbuild.pipeline.exports import requested_exports
+    from tfbuild.pipeline.linkflags import link_inputs, render_link_snippets, write_export_file, write_link_snippets
     from tfbuild.toolchain.targets import get_target
 
     options = _options({"target": target, "source": source}, config)
@@ -205,7 +205,7 @@ def build_command(
     ),
 ) -> None:
     """Build a selective TensorFlow (or op library) for a target, or print the plan (--dry-run)."""
-    from tfbuild.build.run import run_build
+    from tfbuild.pipeline.run import run_build
 
     options = _options(
         {

@@ -3,7 +3,7 @@ where each value came from (a flag, a ``TFBUILD_*`` or Android variable, ``tfbui
 the default), so a CI log can say why a build used what it used.
 
 Flags are not read here (this command has none of the build's); the environment and the file
-are, through the same resolver the build uses (:func:`~tfbuild.build.options.resolve_with_origins`).
+are, through the same resolver the build uses (:func:`~tfbuild.pipeline.options.resolve_with_origins`).
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ def show_command(
     as_json: bool = typer.Option(False, "--json", help="Print JSON: each option's value and origin."),
 ) -> None:
     """Print the resolved build options and where each one came from."""
-    from tfbuild.build.options import OPTIONS, resolve_with_origins
+    from tfbuild.pipeline.options import OPTIONS, resolve_with_origins
 
     resolved = resolve_with_origins({}, environ=os.environ, cwd=Path.cwd(), config_file=config, require_target=False)
     flat = _flatten(resolved.options)
@@ -89,7 +89,7 @@ def plan_command(
 ) -> None:
     """Print the app x target matrix of tfbuild.toml's [apps.NAME] tables: one CI job per cell,
     each running 'tfbuild build --app APP --target TARGET'."""
-    from tfbuild.build.options import CONFIG_FILE_NAME, ENV_CONFIG, app_matrix
+    from tfbuild.pipeline.options import CONFIG_FILE_NAME, ENV_CONFIG, app_matrix
 
     path = (config or Path(os.environ.get(ENV_CONFIG) or CONFIG_FILE_NAME)).resolve()
     rows = app_matrix(path)

@@ -20,7 +20,7 @@ def example_command(
 ) -> None:
     """Build the example op library plainly and selectively for its model; compare sizes."""
     # Imports TensorFlow when run, so only here.
-    from tfbuild.build.example import ExampleOptions, run_example
+    from tfbuild.pipeline.example import ExampleOptions, run_example
 
     console = Console(highlight=False, markup=False, soft_wrap=True)
     console.print("Building the example op library (plain, then selective); this takes a minute.")

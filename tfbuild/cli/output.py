@@ -19,7 +19,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from tfbuild.build.remote import SecretUrl
+from tfbuild.pipeline.remote import SecretUrl
 
 WIDE = 100_000
 """The width a console gets when it is not a terminal: no line is ever wrapped."""

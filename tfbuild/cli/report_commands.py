@@ -32,7 +32,7 @@ def report_command(
     ),
 ) -> None:
     """Print and write a build's size report: sizes against a stock build, bytes by kernel file and op."""
-    from tfbuild.build.report.write import write_size_report
+    from tfbuild.pipeline.report.write import write_size_report
 
     written = write_size_report(out, baseline_dir=baseline, nm=nm)
     if as_json:

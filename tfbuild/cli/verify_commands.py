@@ -1,8 +1,8 @@
 """``tfbuild verify``: run a finished build's models on what it made and compare with TensorFlow.
 
-The command turns its options into a :class:`~tfbuild.build.verify.run.VerifyOptions`, runs
-:func:`~tfbuild.build.verify.run.run_verify`, prints every tensor compared, and exits 8 through
-:func:`~tfbuild.build.verify.run.require_pass` when one differs (naming it, the element and
+The command turns its options into a :class:`~tfbuild.pipeline.verify.run.VerifyOptions`, runs
+:func:`~tfbuild.pipeline.verify.run.run_verify`, prints every tensor compared, and exits 8 through
+:func:`~tfbuild.pipeline.verify.run.require_pass` when one differs (naming it, the element and
 both values). Tensor names come from model files: printed as plain text, never as markup.
 An Android build is verified with the NDK its manifest records (``android_ndk``); ``--ndk``
 names another copy of it (the recorded path moved), which must be the same revision. Unlike
@@ -57,8 +57,8 @@ def verify_command(
     ),
 ) -> None:
     """Run the build's models on the built binary and on TensorFlow, and compare the tensors."""
-    from tfbuild.build.verify.probe import parse_input_shape
-    from tfbuild.build.verify.run import VerifyOptions, require_pass, run_verify
+    from tfbuild.pipeline.verify.probe import parse_input_shape
+    from tfbuild.pipeline.verify.run import VerifyOptions, require_pass, run_verify
 
     defaults = VerifyOptions(out_dir=out)
     options = VerifyOptions(
@@ -77,7 +77,7 @@ def verify_command(
     console = Console(highlight=False, soft_wrap=True, stderr=as_json)
     result = run_verify(options, console=console)
     if as_json:
-        from tfbuild.build.manifest import read_manifest
+        from tfbuild.pipeline.manifest import read_manifest
 
         print_json(read_manifest(out).get("verify"))
     row = "{:<8} {:<12} {:<8} {:<14} {:>10} {:>9}  {}"

@@ -108,7 +108,7 @@ class NsyncBuild:
 class NdkClangBuild:
     """How tfbuild builds the contrib Makefile's ``TARGET=ANDROID`` with a clang-only NDK (r19
     and newer), whose GCC toolchains, ``platforms/`` sysroot and gnustl the Makefile's Android
-    section names (:mod:`tfbuild.build.flavours.android_ndk_clang`). ``triple`` is clang's
+    section names (:mod:`tfbuild.pipeline.android.ndk_clang`). ``triple`` is clang's
     ``--target`` without the API level (``aarch64-linux-android``); ``abi_triple`` names the
     NDK's ``sysroot/usr/lib/<abi_triple>`` and is protobuf's ``configure --host``; ``arch_flags``
     go to every compile (TensorFlow, protobuf, nsync); ``ldflags`` to the benchmark's link."""
@@ -132,7 +132,7 @@ class MakefileProfile:
     """The newest NDK the Makefile's own Android section builds with (its GCC toolchains)."""
     ndk_gcc_stl: str | None = None
     """The C++ runtime that section compiles against (``gnustl_static``); the clang adapter's is
-    libc++ (:data:`~tfbuild.build.flavours.android_ndk_clang.CLANG_STL`)."""
+    libc++ (:data:`~tfbuild.pipeline.android.ndk_clang.CLANG_STL`)."""
     ndk_clang: NdkClangBuild | None = None
     """How a newer, clang-only NDK builds the target; None: such NDKs are refused."""
     linker: Linker = "bfd"
@@ -240,10 +240,6 @@ def load_targets(directory: Path | None = None) -> dict[str, TargetProfile]:
 @functools.lru_cache(maxsize=1)
 def _builtin_targets() -> dict[str, TargetProfile]:
     return load_targets()
-
-
-def target_names() -> tuple[str, ...]:
-    return tuple(_builtin_targets())
 
 
 def get_target(name: str) -> TargetProfile:

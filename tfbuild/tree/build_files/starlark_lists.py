@@ -13,7 +13,6 @@ anything else is refused with a :class:`SourceTreeError` naming the file and lin
 from __future__ import annotations
 
 import ast
-import bisect
 import io
 import re
 import tokenize
@@ -75,10 +74,6 @@ class _Text:
     def indent(self, row: int) -> str:
         line = self.text[self.line_start(row) : self.line_end(row)]
         return line[: len(line) - len(line.lstrip(" \t"))]
-
-    def row_of(self, offset: int) -> int:
-        return bisect.bisect_right(self.starts, offset)
-
 
 def _tokens(text: str, file_name: str) -> list[tokenize.TokenInfo]:
     try:

@@ -1,0 +1,129 @@
+"""Build plans, one module per flavour: the contrib Makefile, Bazel, and an app's op library.
+
+:func:`plan_build` picks the flavour's planner from :data:`PLANNERS` and hands it a
+:class:`~tfbuild.pipeline.flavours.layout.PlanRequest` (options, target profile, header text, tree
+facts); the planner works out a :class:`~tfbuild.pipeline.flavours.layout.BuildLayout`, the paths
+*as the build sees them*, in a toolchain container or on this machine (``--local``). Planners
+only compute: nothing here runs a command or touches Docker, which is what lets the Android and
+iOS plans be tested on a machine with neither an NDK nor Xcode.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from typing import Final, Protocol
+
+from tfbuild.errors import ConfigError, SourceTreeError
+from tfbuild.flavour import Flavour
+from tfbuild.pipeline.flavours import bazel, makefile, ops_library
+from tfbuild.pipeline.flavours.layout import HEADER_NAME, HEADER_SUBDIR, PlanRequest
+from tfbuild.pipeline.op_library import InstalledTensorFlow
+from tfbuild.pipeline.options import BuildOptions
+from tfbuild.pipeline.per_file_selection import PerFileSelection
+from tfbuild.pipeline.plan import BuildPlan
+from tfbuild.pipeline.reproducible import EPOCH_VARIABLE, Reproducibility, choose_epoch
+from tfbuild.toolchain.targets import TargetProfile, get_target
+from tfbuild.tree.facts import TreeFacts
+from tfbuild.tree.mobile_types import MobileTypes
+
+__all__ = [
+    "HEADER_NAME",
+    "HEADER_SUBDIR",
+    "PLANNERS",
+    "FlavourPlanner",
+    "InstalledTensorFlow",
+    "PlanRequest",
+    "choose_flavour",
+    "plan_build",
+]
+
+
+class FlavourPlanner(Protocol):
+    """What a flavour module provides (as cibuildwheel's platform modules provide ``build``)."""
+
+    def plan(self, request: PlanRequest) -> BuildPlan: ...
+
+
+PLANNERS: Final[Mapping[Flavour, FlavourPlanner]] = {
+    Flavour.MAKEFILE: makefile,
+    Flavour.BAZEL: bazel,
+    Flavour.OPS_LIBRARY: ops_library,
+}
+
+
+def plan_build(
+    options: BuildOptions,
+    *,
+    header_text: str,
+    tree: TreeFacts | None = None,
+    tensorflow: InstalledTensorFlow | None = None,
+    flavour: Flavour | None = None,
+    hot_files: tuple[str, ...] = (),
+    mobile_types: MobileTypes | None = None,
+    selection: PerFileSelection | None = None,
+) -> BuildPlan:
+    """The plan for ``options``: which flavour (``flavour``, else :func:`choose_flavour`), then
+    that flavour's planner. ``tree`` is required for the Makefile and Bazel flavours,
+    ``tensorflow`` for op libraries; ``hot_files`` are the tree's sources of the model's hot
+    kernels, for the size profile; ``mobile_types`` the type set of a mobile build."""
+    profile = get_target(options.target)
+    chosen = Flavour(flavour) if flavour else choose_flavour(options, profile, tree)
+    request = PlanRequest(options, profile, chosen, header_text, tree, tensorflow, hot_files, mobile_types, selection)
+    return _with_build_time(PLANNERS[chosen].plan(request), options, tree)
+
+
+def _with_build_time(plan: BuildPlan, options: BuildOptions, tree: TreeFacts | None) -> BuildPlan:
+    """``plan`` with every step run at one ``SOURCE_DATE_EPOCH`` (:mod:`tfbuild.pipeline.reproducible`)."""
+    epoch, origin = choose_epoch(options.source_date_epoch, tree.root if tree is not None else None)
+    made = plan.reproducibility or Reproducibility()
+    return dataclasses.replace(
+        plan,
+        env={**plan.env, EPOCH_VARIABLE: str(epoch)},
+        reproducibility=dataclasses.replace(made, source_date_epoch=epoch, epoch_from=origin),
+    )
+
+
+def choose_flavour(options: BuildOptions, profile: TargetProfile, tree: TreeFacts | None) -> Flavour:
+    """The flavour to build with: the one asked for, if the target and inputs allow it; else an
+    op library when there is no tree, the contrib Makefile when the tree has one, else Bazel."""
+    if options.flavour is not None:
+        if options.flavour not in profile.flavours:
+            raise ConfigError(
+                f"target {profile.name} has no {options.flavour} flavour",
+                hint=f"{profile.name} builds with: {', '.join(profile.flavours)} (toolchains/{profile.name}.toml)",
+            )
+        flavour = Flavour(options.flavour)
+    elif tree is None:
+        flavour = Flavour.OPS_LIBRARY
+    elif tree.has_makefile and profile.makefile is not None:
+        flavour = Flavour.MAKEFILE
+    elif profile.bazel is not None:
+        flavour = Flavour.BAZEL
+    else:
+        raise SourceTreeError(
+            f"{tree.root}: TensorFlow {tree.version} has no contrib Makefile, and {profile.name} has no Bazel build",
+            hint="use a TensorFlow 1.x or 2.0 tree for this target",
+        )
+    if flavour.edits_tree and tree is None:
+        raise ConfigError(f"the {flavour} flavour builds a TensorFlow source tree", hint="pass --source DIR")
+    if flavour == Flavour.MAKEFILE and tree is not None and not tree.has_makefile:
+        raise SourceTreeError(
+            f"{tree.root}: TensorFlow {tree.version} has no tensorflow/contrib/makefile (removed in 2.1)",
+            hint="build it with --flavour bazel",
+        )
+    if options.per_file_selection and flavour != Flavour.MAKEFILE:
+        raise ConfigError(
+            f"per-file selection is for the Makefile flavour, not {flavour}",
+            hint="build with --flavour makefile, or leave out --per-file-selection (Bazel's cache key holds "
+            "every header a compile action declares, so per-file headers would change every kernel's key)",
+        )
+    if flavour == Flavour.OPS_LIBRARY:
+        if profile.ops_library is None:
+            raise ConfigError(f"target {profile.name} has no op-library flavour")
+        if not options.op_sources:
+            raise ConfigError(
+                "nothing to build: no TensorFlow tree and no op sources",
+                hint="pass --source DIR to build TensorFlow, or --op-source FILE.cc for an op library",
+            )
+    return flavour

@@ -1,0 +1,245 @@
+"""What every flavour's planner is given, and the paths its commands use.
+
+A planner gets a :class:`PlanRequest` (options, target profile, flavour, header text, tree facts,
+installed TensorFlow) and works from a :class:`BuildLayout`: where the tree, output, header,
+SDK/NDK, TensorFlow wheel and caches are *as the build sees them*. In a toolchain container
+those are fixed mount points (``/src``, ``/out``, ``/tfbuild/header`` ...) and the layout lists
+the mounts (:func:`container_layout`); for ``--local`` builds they are the host paths and there
+are no mounts (:func:`local_layout`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from tfbuild.errors import ConfigError
+from tfbuild.flavour import Flavour
+from tfbuild.pipeline.op_library import InstalledTensorFlow
+from tfbuild.pipeline.options import BuildOptions
+from tfbuild.pipeline.per_file_selection import PerFileSelection
+from tfbuild.pipeline.plan import GeneratedFile, ImageSpec, Mount
+from tfbuild.toolchain.targets import TargetProfile
+from tfbuild.tree.facts import TreeFacts, parse_version
+from tfbuild.tree.mobile_types import MobileTypes
+
+HEADER_NAME = "ops_to_register.h"
+HEADER_SUBDIR = "header"
+
+# Where things are inside a toolchain container.
+CONTAINER_SRC = PurePosixPath("/src")
+CONTAINER_OUT = PurePosixPath("/out")
+CONTAINER_HEADER = PurePosixPath("/tfbuild/header")
+CONTAINER_OPS = PurePosixPath("/tfbuild/ops")
+CONTAINER_SCRATCH = PurePosixPath("/tmp/tfbuild")
+CONTAINER_NDK = PurePosixPath("/opt/android-ndk")
+CONTAINER_SDK = PurePosixPath("/opt/android-sdk")
+CONTAINER_TENSORFLOW = PurePosixPath("/opt/tensorflow")
+CONTAINER_CCACHE = PurePosixPath("/cache/ccache")
+CONTAINER_BAZEL = PurePosixPath("/cache/bazel")
+
+
+
+@dataclass(frozen=True)
+class PlanRequest:
+    options: BuildOptions
+    profile: TargetProfile
+    flavour: Flavour
+    header_text: str
+    tree: TreeFacts | None = None
+    tensorflow: InstalledTensorFlow | None = None
+    hot_files: tuple[str, ...] = ()
+    """Tree sources registering the model's hot kernels (from the build's kernel index, see
+    :func:`~tfbuild.pipeline.size_profiles.hot_kernel_files`), for size profiles that compile them apart."""
+    mobile_types: MobileTypes | None = None
+    """The type set of a mobile build (:mod:`tfbuild.tree.mobile_types`); None: the full set."""
+    selection: PerFileSelection | None = None
+    """Each source's own selection (``--per-file-selection``); None: the one header for all."""
+
+    @property
+    def header_path(self) -> Path:
+        """Where the header is written on the host (and kept with the artifacts)."""
+        return self.options.output_dir / HEADER_SUBDIR / HEADER_NAME
+
+
+@dataclass(frozen=True)
+class BuildLayout:
+    """Paths as the build's commands see them, and the mounts that make them so."""
+
+    out: PurePosixPath
+    header_dir: PurePosixPath
+    scratch: PurePosixPath
+    src: PurePosixPath | None = None
+    ndk: PurePosixPath | None = None
+    sdk: PurePosixPath | None = None
+    tensorflow: PurePosixPath | None = None
+    ccache: PurePosixPath | None = None
+    bazel_root: PurePosixPath | None = None
+    op_sources: tuple[PurePosixPath, ...] = ()
+    mounts: tuple[Mount, ...] = ()
+    in_container: bool = True
+
+    @property
+    def header(self) -> PurePosixPath:
+        return self.header_dir / HEADER_NAME
+
+    @property
+    def tree_src(self) -> PurePosixPath:
+        """``src``, for the flavours that build a TensorFlow tree (their layouts always have one)."""
+        assert self.src is not None, "the layout of a tree flavour has the tree"
+        return self.src
+
+
+TREE_HEADER = f"tensorflow/core/framework/{HEADER_NAME}"
+"""Where TensorFlow's build looks for the header (``selective_registration.h`` includes it by a
+quoted name, so the including file's directory is searched first)."""
+
+
+def header_file(request: PlanRequest) -> GeneratedFile:
+    return GeneratedFile(path=request.header_path, content=request.header_text)
+
+
+def tree_header_file(request: PlanRequest) -> GeneratedFile:
+    """The header at :data:`TREE_HEADER` in the tree. Every flavour writes it, so a copy left by
+    an earlier build of another app can never be picked up ahead of ``-I <header dir>``."""
+    assert request.tree is not None
+    content = request.selection.dispatcher() if request.selection is not None else request.header_text
+    return GeneratedFile(path=request.tree.root / TREE_HEADER, content=content)
+
+
+def container_layout(
+    request: PlanRequest,
+    *,
+    ccache_volume: bool = False,
+    bazel_volume: bool = False,
+    mount_tensorflow: bool = False,
+) -> BuildLayout:
+    """The layout inside a toolchain container, with the mounts that produce it.
+
+    Cache volumes are named so later builds find them: ccache per target (its cache is keyed by
+    preprocessed content, so sharing across trees is safe and reuses more), Bazel's output root
+    per target and tree (Bazel keys its output base by the workspace path, always /src here).
+    """
+    options, profile, tree = request.options, request.profile, request.tree
+    mounts: list[Mount] = []
+    src = None
+    if tree is not None:
+        src = CONTAINER_SRC
+        mounts.append(Mount(target=CONTAINER_SRC, source=tree.root))
+    mounts.append(Mount(target=CONTAINER_OUT, source=options.output_dir))
+    if request.flavour != Flavour.BAZEL:  # Bazel reads the header from inside the tree
+        mounts.append(Mount(target=CONTAINER_HEADER, source=request.header_path.parent, read_only=True))
+    ndk = sdk = None
+    if "ndk" in profile.requires:
+        ndk = CONTAINER_NDK
+        ndk_dir = require_path(options.android.ndk, "--ndk", profile, origin=options.android.ndk_origin)
+        mounts.append(Mount(target=CONTAINER_NDK, source=ndk_dir, read_only=True))
+    if request.flavour == Flavour.BAZEL and profile.bazel is not None and profile.bazel.needs_android_workspace:
+        sdk = CONTAINER_SDK
+        sdk_dir = require_path(options.android.sdk, "--sdk", profile, origin=options.android.sdk_origin)
+        mounts.append(Mount(target=CONTAINER_SDK, source=sdk_dir, read_only=True))
+    tensorflow = None
+    if mount_tensorflow and request.tensorflow is not None:
+        tensorflow = CONTAINER_TENSORFLOW
+        mounts.append(Mount(target=CONTAINER_TENSORFLOW, source=request.tensorflow.package_dir, read_only=True))
+    op_sources: list[PurePosixPath] = []
+    if request.flavour == Flavour.OPS_LIBRARY:
+        directories = sorted({source.parent for source in options.op_sources})
+        for index, directory in enumerate(directories):
+            mounts.append(Mount(target=CONTAINER_OPS / str(index), source=directory, read_only=True))
+        op_sources = [
+            CONTAINER_OPS / str(directories.index(source.parent)) / source.name for source in options.op_sources
+        ]
+    ccache = bazel_root = None
+    if ccache_volume:
+        ccache = CONTAINER_CCACHE
+        mounts.append(Mount(target=CONTAINER_CCACHE, volume=f"{options.cache_prefix}-ccache-{profile.name}"))
+    if bazel_volume and tree is not None:
+        bazel_root = CONTAINER_BAZEL
+        volume = f"{options.cache_prefix}-bazel-{profile.name}-{tree.tree_id}"
+        mounts.append(Mount(target=CONTAINER_BAZEL, volume=volume))
+    return BuildLayout(
+        out=CONTAINER_OUT,
+        header_dir=CONTAINER_HEADER,
+        scratch=CONTAINER_SCRATCH,
+        src=src,
+        ndk=ndk,
+        sdk=sdk,
+        tensorflow=tensorflow,
+        ccache=ccache,
+        bazel_root=bazel_root,
+        op_sources=tuple(op_sources),
+        mounts=tuple(mounts),
+        in_container=True,
+    )
+
+
+def local_layout(request: PlanRequest) -> BuildLayout:
+    """``--local``: the host's own paths, no mounts, no cache volumes."""
+    options, profile, tree = request.options, request.profile, request.tree
+    android = options.android
+    ndk = sdk = None
+    if "ndk" in profile.requires:
+        ndk = _posix(require_path(android.ndk, "--ndk", profile, origin=android.ndk_origin))
+    if request.flavour == Flavour.BAZEL and profile.bazel is not None and profile.bazel.needs_android_workspace:
+        sdk = _posix(require_path(android.sdk, "--sdk", profile, origin=android.sdk_origin))
+    return BuildLayout(
+        out=_posix(options.output_dir),
+        header_dir=_posix(request.header_path.parent),
+        scratch=_posix(options.output_dir / ".build"),
+        src=_posix(tree.root) if tree is not None else None,
+        ndk=ndk,
+        sdk=sdk,
+        tensorflow=_posix(request.tensorflow.package_dir) if request.tensorflow is not None else None,
+        op_sources=tuple(_posix(source) for source in options.op_sources),
+        in_container=False,
+    )
+
+
+def _posix(path: Path) -> PurePosixPath:
+    return PurePosixPath(path.as_posix())
+
+
+def require_path(path: Path | None, flag: str, profile: TargetProfile, *, origin: str | None = None) -> Path:
+    """The SDK or NDK directory (``flag`` ``--sdk`` or ``--ndk``) ``profile`` needs; ``origin``
+    says where the path was given (``$ANDROID_NDK_HOME``), for the message."""
+    what, variable = ("NDK", "ANDROID_NDK_HOME") if flag == "--ndk" else ("SDK", "ANDROID_HOME")
+    if path is None:
+        raise ConfigError(
+            f"target {profile.name} needs the Android {what} ({flag})",
+            hint=f"pass {flag} DIR, set [android] {flag[2:]} in tfbuild.toml, or set {variable}",
+        )
+    if not path.is_dir():
+        raise ConfigError(
+            f"{path}: Android {what} directory not found (from {origin or flag})",
+            hint=f"pass {flag} with an existing directory",
+        )
+    return path
+
+
+def toolchain_image(
+    request: PlanRequest, dockerfile: str, build_args: Mapping[str, str] | None = None
+) -> ImageSpec:
+    """The image a container build runs in, named exactly as ``tfbuild toolchain build`` names
+    it (same function), so a prepared image is found and reused. Its base is ``--base-image``
+    when given, else the Debian suite the TensorFlow being built wants
+    (:func:`~tfbuild.toolchain.tf_versions.choose_debian_suite`); the plan says which and why."""
+    from tfbuild.toolchain.base_image import default_base_tag
+    from tfbuild.toolchain.images import toolchain_spec  # imports the docker SDK: only when planning
+    from tfbuild.toolchain.tf_versions import choose_debian_suite, version_table
+
+    if request.options.base_image is not None:
+        base, because = request.options.base_image, "--base-image (or build.base_image)"
+    else:
+        if request.tree is not None:
+            version, stated = request.tree.version, request.tree.ci_build_os
+        else:
+            # An op library compiles against the installed wheel: that release's toolchain.
+            assert request.tensorflow is not None
+            version, stated = parse_version(request.tensorflow.version), None
+        suite = choose_debian_suite(version, stated, version_table())
+        base, because = default_base_tag(suite.value), suite.source
+    spec = toolchain_spec(dockerfile.removesuffix(".Dockerfile"), base=base, build_args=dict(build_args or {}))
+    return dataclasses.replace(spec, base_source=because)

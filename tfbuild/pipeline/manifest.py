@@ -1,0 +1,207 @@
+"""``manifest.json``: the record of what a build made, from what, with what.
+
+A release engineer shipping a selective binary must be able to say later which models it was cut
+for, from which TensorFlow commit, in which toolchain image: a binary that lacks a kernel fails
+only on device, long after the build. The manifest names all of it with digests (models, header,
+artifacts) and sits beside the artifacts; ``tfbuild linkflags`` reads it back. An Android
+Makefile build records its NDK too (``android_ndk``: path, revision, adapter, C++ runtime): the
+app's link must name the same runtime, and ``tfbuild verify`` compiles its runner with that NDK.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from tfbuild import __version__
+from tfbuild.errors import InputFileError
+from tfbuild.fileio import atomic_write_text, sha256_file, sha256_tree
+from tfbuild.flavour import Flavour
+from tfbuild.pipeline.plan import AndroidJniRecord, AndroidNdkUse, AppliedSizeProfile, BuildPlan
+from tfbuild.pipeline.reproducible import Reproducibility
+from tfbuild.tree.mobile_types import MobileTypes
+
+MANIFEST_NAME = "manifest.json"
+SCHEMA = 1
+
+
+@dataclass(frozen=True)
+class TensorFlowRecord:
+    version: str  # the TensorFlow that was built (tree) or compiled against (op library)
+    commit: str | None
+    source: str | None  # the tree, or None for an op library
+    analysis_version: str  # the TensorFlow whose registry named the kernel classes
+
+
+@dataclass(frozen=True)
+class ToolchainRecord:
+    image_tag: str
+    image_id: str | None  # the engine's content digest of the image that ran
+    dockerfile: str
+    build_args: dict[str, str]
+    base_source: str | None = None  # why this base image (the tree's CI OS, the table, the user)
+    fixups: tuple[dict[str, str], ...] = ()  # the toolchain fix-ups applied: name, why, step
+
+
+@dataclass(frozen=True)
+class FileRecord:
+    """A file by name (relative to the output directory where it lives there), size and digest."""
+
+    name: str
+    sha256: str
+    size: int
+    kind: str | None = None
+    path: str | None = None
+
+
+@dataclass(frozen=True)
+class CommandRecord:
+    """A command line that decides an artifact's bytes, with the environment its step gives
+    (``MAKEFLAGS`` from a fix-up, ``NDK_ROOT``)."""
+
+    step: str
+    argv: tuple[str, ...]
+    env: dict[str, str]
+
+
+_COMPILER = re.compile(r"(?:^|[-/])(?:make|bazel|ccache|c\+\+|g\+\+|gcc|cc|clang\+\+|clang)(?:-\d+)?$")
+
+
+def effective_flags(plan: BuildPlan) -> tuple[CommandRecord, ...]:
+    """The plan's make, compiler and Bazel steps as they ran: the effective flags of the build."""
+    return tuple(
+        CommandRecord(step.name, step.argv, dict(step.env))
+        for step in plan.steps
+        if step.argv and _COMPILER.search(step.argv[0])
+    )
+
+
+@dataclass(frozen=True)
+class Manifest:
+    target: str
+    flavour: Flavour
+    tensorflow: TensorFlowRecord
+    toolchain: ToolchainRecord | None  # None: built on the host (--local, or Xcode)
+    header: FileRecord
+    models: tuple[FileRecord, ...]
+    artifacts: tuple[FileRecord, ...]
+    tfbuild_version: str
+    created: str  # UTC, ISO 8601
+    schema: int = SCHEMA
+    size_profile: AppliedSizeProfile | None = None  # its name, the flags it added, the hot kernel sources
+    android_ndk: AndroidNdkUse | None = None  # the NDK (path, revision), the Makefile adapter, the C++ runtime
+    mobile_types: MobileTypes | None = None  # __ANDROID_TYPES_SLIM__ or _FULL__, and why
+    android_jni: AndroidJniRecord | None = None  # the JNI library's name, Java class and exports
+    fixups: tuple[dict[str, str], ...] = ()  # the toolchain fix-ups applied (local builds too): name, why, step
+    reproducibility: Reproducibility | None = None  # SOURCE_DATE_EPOCH, prefix maps, ar flags, known differences
+    effective_flags: tuple[CommandRecord, ...] = ()  # the make, compiler and Bazel command lines that ran
+    compile_cache: dict[str, Any] | None = None  # ccache's or Bazel's own counts: remote and local hits
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), indent=2) + "\n"
+
+
+def make_manifest(
+    plan: BuildPlan,
+    *,
+    artifacts: Sequence[Path],
+    header: Path,
+    models: Sequence[Path],
+    tensorflow: TensorFlowRecord,
+    image_id: str | None,
+    now: _dt.datetime | None = None,
+    compile_cache: dict[str, Any] | None = None,
+) -> Manifest:
+    """Describe a finished build; reads (and digests) the header, models and artifacts."""
+    kinds = {artifact.name: artifact.kind for artifact in plan.artifacts}
+    toolchain = None
+    if plan.image is not None:
+        toolchain = ToolchainRecord(
+            image_tag=plan.image.tag,
+            image_id=image_id,
+            dockerfile=plan.image.dockerfile,
+            build_args=dict(plan.image.build_args),
+            base_source=plan.image.base_source,
+            fixups=tuple(asdict(fixup) for fixup in plan.fixups),
+        )
+    created = (now or _dt.datetime.now(_dt.UTC)).astimezone(_dt.UTC)
+    return Manifest(
+        target=plan.target,
+        flavour=plan.flavour,
+        tensorflow=tensorflow,
+        toolchain=toolchain,
+        header=_record(header, plan.output_dir),
+        models=tuple(_record(Path(model), None) for model in models),
+        artifacts=tuple(_record(Path(path), plan.output_dir, kind=kinds.get(Path(path).name)) for path in artifacts),
+        tfbuild_version=__version__,
+        created=created.replace(microsecond=0).isoformat().replace("+00:00", "Z"),
+        size_profile=plan.size_profile,
+        android_ndk=plan.android_ndk,
+        mobile_types=plan.mobile_types,
+        android_jni=plan.android_jni,
+        fixups=tuple(asdict(fixup) for fixup in plan.fixups),
+        reproducibility=plan.reproducibility,
+        effective_flags=effective_flags(plan),
+        compile_cache=compile_cache,
+    )
+
+
+def write_manifest(manifest: Manifest, output_dir: Path) -> Path:
+    return atomic_write_text(Path(output_dir) / MANIFEST_NAME, manifest.to_json())
+
+
+def read_manifest(output_dir: Path) -> dict[str, Any]:
+    """The manifest of the build in ``output_dir`` as JSON; missing or unreadable is an
+    :class:`~tfbuild.errors.InputFileError` (commands that need a finished build read it here)."""
+    path = Path(output_dir) / MANIFEST_NAME
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise InputFileError(f"{path}: no manifest, so no finished build here", hint="build first") from None
+    except (OSError, ValueError) as error:
+        raise InputFileError(f"{path}: not a valid manifest: {error}", hint="rebuild") from None
+    if not isinstance(data, dict):
+        raise InputFileError(f"{path}: not a valid manifest (not a JSON object)", hint="rebuild")
+    return data
+
+
+def recorded_android_ndk(data: Mapping[str, Any], path: Path) -> AndroidNdkUse | None:
+    """The ``android_ndk`` record of a manifest read from ``path`` (None: the build used no NDK,
+    or was made before tfbuild recorded it); a malformed one is an :class:`InputFileError`."""
+    record = data.get("android_ndk")
+    if record is None:
+        return None
+    try:
+        use = AndroidNdkUse(str(record["path"]), str(record["revision"]), record["adapter"], record.get("stl"))
+    except (KeyError, TypeError):
+        use = None
+    if use is None or use.adapter not in ("gcc", "clang") or not isinstance(use.stl, str | None):
+        raise InputFileError(f"{path}: not a valid manifest (android_ndk)", hint="rebuild")
+    return use
+
+
+def update_manifest(output_dir: Path, section: str, value: Mapping[str, Any]) -> Path:
+    """Set one top-level ``section`` of the manifest in ``output_dir`` (``tfbuild verify`` adds
+    ``verify``), keeping the rest as it is; written atomically. A new build drops it again."""
+    data = read_manifest(output_dir)
+    data[section] = dict(value)
+    return atomic_write_text(Path(output_dir) / MANIFEST_NAME, json.dumps(data, indent=2) + "\n")
+
+
+def _record(path: Path, base: Path | None, *, kind: str | None = None) -> FileRecord:
+    """A file's record; a directory (a SavedModel) is digested file by file."""
+    if path.is_dir():
+        digest = sha256_tree(path)
+        size = sum(item.stat().st_size for item in path.rglob("*") if item.is_file())
+    else:
+        digest = sha256_file(path)
+        size = path.stat().st_size
+    relative = None
+    if base is not None and Path(base) in path.parents:
+        relative = path.relative_to(base).as_posix()
+    return FileRecord(name=relative or path.name, sha256=digest, size=size, kind=kind, path=str(path))

@@ -1,0 +1,246 @@
+"""One build's size report as data: each artifact's size against the baseline, and its bytes by
+group, kernel file and op.
+
+Everything is read from the build's output directory and what its ``manifest.json`` names: the
+artifacts, the header (which says whether the build was selective at all), the source tree and
+its kernel index (the same cached index the build used). Nothing here writes; :mod:`.write`
+does. An artifact whose symbols cannot be read (no ``nm`` for its machine, not an object file,
+missing) keeps its size and says why it has no attribution: a report is still worth having
+without one.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from tfbuild.errors import InputFileError, TfbuildError
+from tfbuild.model.header import parse_header
+from tfbuild.pipeline.manifest import read_manifest
+from tfbuild.pipeline.report.attribution import Attribution, SourceMap, attribute, source_map
+from tfbuild.pipeline.report.baseline import (
+    ArtifactFigures,
+    Baseline,
+    BaselineKey,
+    BuildFigures,
+    figures_from_dict,
+    mismatches,
+    recorded_baseline,
+)
+from tfbuild.pipeline.report.objects import object_kind
+from tfbuild.pipeline.report.symbols import read_symbols
+from tfbuild.tree.kernel_index import build_kernel_index
+from tfbuild.tree.work_branch import base_commit
+
+REPORT_JSON = "report.json"
+_NOT_CODE = ("header", "aar")
+
+
+@dataclass(frozen=True)
+class ArtifactReport:
+    """One artifact: its size now, the baseline's, and where its bytes are."""
+
+    name: str
+    kind: str | None
+    size: int
+    sha256: str | None
+    baseline: ArtifactFigures | None = None
+    attribution: Attribution | None = None
+    note: str | None = None
+    """Why there is no attribution, when there is none."""
+
+    @property
+    def saved(self) -> int | None:
+        return None if self.baseline is None else self.baseline.size - self.size
+
+    @property
+    def outside_symbols(self) -> int | None:
+        """Bytes of the file in no sized symbol: headers, symbol and string tables, relocations,
+        unwind tables, padding."""
+        return None if self.attribution is None else self.size - self.attribution.symbol_bytes
+
+    def figures(self) -> ArtifactFigures:
+        attribution = self.attribution
+        return ArtifactFigures(
+            name=self.name,
+            size=self.size,
+            sha256=self.sha256,
+            groups=dict(attribution.groups) if attribution else {},
+            files={item.file: item.bytes for item in attribution.files} if attribution else {},
+        )
+
+
+@dataclass(frozen=True)
+class BuildSizes:
+    """What one build measured, before any comparison."""
+
+    output_dir: Path
+    target: str
+    flavour: str
+    tensorflow_version: str
+    source: str | None
+    commit: str | None
+    """The tree's commit before tfbuild's edits (an op library: its TensorFlow's git version)."""
+    selection: str
+    """What the header registers, in a few words."""
+    stock: bool
+    """The header registers every kernel: this build is a baseline, not a selection."""
+    size_profile: str | None
+    created: str | None
+    artifacts: tuple[ArtifactReport, ...]
+    notes: tuple[str, ...] = ()
+
+    @property
+    def key(self) -> BaselineKey | None:
+        """Whose baseline this build is, or would be if it were stock; None without a commit."""
+        return BaselineKey(self.commit, self.target, self.flavour) if self.commit else None
+
+    def figures(self) -> BuildFigures:
+        """This build's figures, as a later report reads them for its baseline."""
+        return BuildFigures(
+            output_dir=str(self.output_dir),
+            target=self.target,
+            flavour=self.flavour,
+            commit=self.commit,
+            stock=self.stock,
+            created=self.created,
+            size_profile=self.size_profile,
+            artifacts=tuple(artifact.figures() for artifact in self.artifacts),
+        )
+
+
+@dataclass(frozen=True)
+class SizeReport:
+    """A build's sizes and what they are compared with. ``baseline`` is None when there is
+    nothing to compare with; ``baseline_status`` says, in a sentence the user can act on, where
+    the baseline came from or why there is none."""
+
+    build: BuildSizes
+    baseline: Baseline | None
+    baseline_status: str
+    baseline_mismatches: tuple[str, ...] = ()
+
+
+def make_size_report(
+    output_dir: Path, *, baseline_dir: Path | None = None, nm: str | None = None, cache_root: Path | None = None
+) -> SizeReport:
+    """The size report of the build in ``output_dir``, compared with the build in
+    ``baseline_dir`` when given, else with the stock build recorded for its tree, target and
+    flavour (see :mod:`.baseline`)."""
+    build = measure_build(Path(output_dir), nm=nm)
+    if baseline_dir is not None:
+        baseline = Baseline(_figures_of(Path(baseline_dir), nm=nm), "given", Path(baseline_dir).resolve())
+        status = f"the build in {baseline.where} (--baseline)"
+    elif build.key is None:
+        return SizeReport(build, None, "none: the build has no tree commit to look one up by; "
+                          "pass --baseline OUT_DIR, the output directory of a stock build")
+    elif build.stock:
+        return SizeReport(build, None, f"this is the stock build of {build.key.describe()}: "
+                          "later selective builds of the same key are compared with it")
+    else:
+        found = recorded_baseline(build.key, root=cache_root)
+        if found is None:
+            return SizeReport(build, None, (
+                f"none: no stock build of {build.key.describe()} is recorded, so only this build's "
+                "sizes are shown; build once with --default-ops all to record one, or pass --baseline OUT_DIR"
+            ))
+        baseline = found
+        status = f"the stock build in {found.figures.output_dir}, recorded in {found.where}"
+    artifacts = tuple(replace(item, baseline=baseline.figures.artifact(item.name)) for item in build.artifacts)
+    build = replace(build, artifacts=artifacts)
+    return SizeReport(build, baseline, status, mismatches(build.figures(), baseline.figures))
+
+
+def measure_build(output_dir: Path, *, nm: str | None = None) -> BuildSizes:
+    """The sizes and attribution of the build in ``output_dir`` (see :class:`BuildSizes`)."""
+    output_dir = output_dir.resolve()
+    manifest = read_manifest(output_dir)
+    tensorflow: Mapping[str, Any] = manifest.get("tensorflow") or {}
+    source = tensorflow.get("source")
+    notes: list[str] = []
+    sources = _source_map(Path(source) if source else None, notes)
+    commit = tensorflow.get("commit")
+    if commit and source and Path(source).is_dir():
+        commit = base_commit(Path(source), commit)
+    stock, selection = _selection(output_dir, manifest, notes)
+    profile = manifest.get("size_profile") or {}
+    return BuildSizes(
+        output_dir=output_dir,
+        target=str(manifest.get("target")),
+        flavour=str(manifest.get("flavour")),
+        tensorflow_version=str(tensorflow.get("version", "unknown")),
+        source=source,
+        commit=commit,
+        selection=selection,
+        stock=stock,
+        size_profile=profile.get("name") if isinstance(profile, Mapping) else None,
+        created=manifest.get("created"),
+        artifacts=tuple(_artifact(output_dir, record, sources, nm=nm) for record in manifest.get("artifacts", [])),
+        notes=tuple(notes),
+    )
+
+
+def _figures_of(output_dir: Path, *, nm: str | None) -> BuildFigures:
+    """The figures of the build in ``output_dir``: from its report.json when that was made from
+    the very artifacts its manifest lists (same digests), else measured now."""
+    manifest = read_manifest(output_dir)
+    try:
+        data = json.loads((output_dir / REPORT_JSON).read_text(encoding="utf-8"))
+        figures = figures_from_dict(data["figures"])
+        digests = {item.get("name"): item.get("sha256") for item in manifest.get("artifacts", [])}
+        if digests == {item.name: item.sha256 for item in figures.artifacts}:
+            return figures
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        pass
+    return measure_build(output_dir, nm=nm).figures()
+
+
+def _source_map(root: Path | None, notes: list[str]) -> SourceMap:
+    """The tree's kernel index and sources (empty for an op library, or a tree gone since)."""
+    if root is None:
+        return SourceMap()
+    try:
+        return source_map(build_kernel_index(root), root)
+    except TfbuildError as error:
+        notes.append(f"kernel files and ops not named: {error.one_line()}")
+        return SourceMap()
+
+
+def _selection(output_dir: Path, manifest: Mapping[str, Any], notes: list[str]) -> tuple[bool, str]:
+    """Whether the build's header registers everything, and what it registers in words."""
+    header = manifest.get("header") or {}
+    candidates = [output_dir / str(header.get("name", "")), Path(str(header.get("path") or ""))]
+    path = next((candidate for candidate in candidates if candidate.is_file()), None)
+    if path is None:
+        notes.append("the build's header is gone, so whether it was selective is not known")
+        return False, "unknown (header not found)"
+    try:
+        contents = parse_header(path)
+    except InputFileError as error:
+        notes.append(error.one_line())
+        return False, "unknown (header not readable)"
+    return contents.registers_everything, contents.summary()
+
+
+def _artifact(output_dir: Path, record: Mapping[str, Any], sources: SourceMap, *, nm: str | None) -> ArtifactReport:
+    """One artifact's sizes: on disk now (the manifest's figure if it is gone) and by symbol."""
+    name = str(record.get("name"))
+    kind = record.get("kind")
+    path = next((p for p in (output_dir / name, Path(str(record.get("path") or ""))) if p.is_file()), None)
+    base = ArtifactReport(name=name, kind=kind, size=int(record.get("size", 0)), sha256=record.get("sha256"))
+    if path is None:
+        return replace(base, note=f"not in {output_dir} any more: the manifest's size is shown")
+    base = replace(base, size=path.stat().st_size)
+    found = object_kind(path)
+    if found.format == "unknown" and found.archive:
+        return replace(base, note="an archive of no object files")
+    if kind in _NOT_CODE or found.format == "unknown":
+        return replace(base, note="not an object file: no symbols to attribute")
+    try:
+        table = read_symbols(path, nm=nm)
+    except TfbuildError as error:
+        return replace(base, note=error.one_line())
+    return replace(base, attribution=attribute(table, sources, artifact=name))

@@ -1,0 +1,143 @@
+"""The element-by-element verdict: does the target's tensor equal TensorFlow's?
+
+Floating-point tensors may differ by rounding (another Eigen, another compiler, other flags,
+``-funsafe-math-optimizations`` on the Pi), so an element passes when
+``|got - expected| <= tolerance * peak``, ``peak`` being the largest finite ``|expected|`` of the
+tensor: rounding errors scale with the values a kernel adds up, not with each result (a sum
+that cancels to nearly zero carries the error of its terms), and a bound relative to the
+tensor's own scale holds for activations of 1e2 and of 1e-10 alike, where a fixed absolute
+bound would pass anything in a tensor of tiny values. (Measured on MobileNetV2, TF 1.9 built by
+tfbuild against TF 2.21: at most 5e-7 of the peak, through every layer.) Integer and bool
+tensors must be equal. NaN equals NaN, an infinity only itself. A tensor whose dtype or shape
+differs fails whatever its values.
+
+For each tensor the diff keeps the largest absolute and relative differences and the element
+furthest out of bounds (its index, and both values), which is what a failure message names.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+
+from tfbuild.pipeline.verify.tensor_file import Array
+
+DEFAULT_TOLERANCE = 1e-4
+TOLERANCE_RULE = (
+    "floating point: |got - expected| <= tolerance * (largest finite |expected| of the tensor); "
+    "integers and bools: equal"
+)
+
+Role = Literal["output", "intermediate"]
+Scalar = float | int | bool
+
+
+@dataclass(frozen=True)
+class Worst:
+    """The element furthest out of bounds (or the largest difference, for a passing tensor)."""
+
+    index: tuple[int, ...]
+    got: Scalar
+    expected: Scalar
+
+
+@dataclass(frozen=True)
+class TensorDiff:
+    """One tensor, the target's against the reference's."""
+
+    tensor: str
+    role: Role
+    dtype: str
+    shape: tuple[int, ...]
+    max_abs_diff: float
+    max_rel_diff: float
+    """Over the elements whose expected value is finite and not zero."""
+    mismatched: int
+    """Elements out of bounds."""
+    worst: Worst | None
+    problem: str | None = None
+    """Why the tensors cannot be compared element by element (dtype or shape differ, missing)."""
+
+    @property
+    def passed(self) -> bool:
+        return self.problem is None and self.mismatched == 0
+
+    @property
+    def elements(self) -> int:
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    def describe(self) -> str:
+        """The failure in a sentence: what differs, where, by how much."""
+        if self.problem is not None:
+            return f"{self.role} '{self.tensor}': {self.problem}"
+        assert self.worst is not None
+        index = ", ".join(str(i) for i in self.worst.index)
+        return (
+            f"{self.role} '{self.tensor}' differs from the reference: at index [{index}] got "
+            f"{_show(self.worst.got)}, expected {_show(self.worst.expected)} (max |diff| {self.max_abs_diff:.6g}, "
+            f"max rel diff {self.max_rel_diff:.6g}); {self.mismatched} of {self.elements} elements out of bounds"
+        )
+
+
+def compare_tensor(tensor: str, role: Role, got: Array | None, expected: Array, tolerance: float) -> TensorDiff:
+    """Compare ``got`` (the target's, None when it did not write it) with ``expected``."""
+    shape = tuple(int(dim) for dim in expected.shape)
+    dtype = str(expected.dtype)
+    if got is None:
+        return _problem(tensor, role, dtype, shape, "the target's runner did not write it")
+    if got.dtype != expected.dtype:
+        return _problem(tensor, role, dtype, shape, f"dtype {got.dtype}, expected {expected.dtype}")
+    if got.shape != expected.shape:
+        return _problem(tensor, role, dtype, shape, f"shape {list(got.shape)}, expected {list(shape)}")
+    if expected.size == 0:
+        return TensorDiff(tensor, role, dtype, shape, 0.0, 0.0, 0, None)
+    exact_wide = expected.astype(np.float64)
+    got_wide = got.astype(np.float64)
+    finite = np.isfinite(exact_wide)
+    if expected.dtype.kind == "f":
+        same = (exact_wide == got_wide) | (np.isnan(exact_wide) & np.isnan(got_wide))
+        with np.errstate(invalid="ignore", over="ignore"):
+            diff = np.where(same, 0.0, np.abs(got_wide - exact_wide))
+        diff = np.where(np.isnan(diff), np.inf, diff)
+        # A NaN or an infinity expected must be met exactly; the bound is for finite values. An
+        # all-zero tensor is matched to the dtype's smallest normal number.
+        peak = float(np.max(np.abs(exact_wide[finite]), initial=0.0))
+        scale = max(peak, float(np.finfo(expected.dtype).tiny))
+        bound = np.where(finite, tolerance * scale, 0.0)
+    else:
+        diff = np.where(got == expected, 0.0, np.abs(got_wide - exact_wide))
+        bound = np.zeros_like(diff)
+    out = diff > bound
+    with np.errstate(divide="ignore", invalid="ignore"):
+        # Relative to the expected value where that is finite and not zero (a ReLU's zeros
+        # would make any difference infinitely relative, and say nothing).
+        nonzero = finite & (exact_wide != 0)
+        relative = np.where(nonzero & (diff > 0), diff / np.abs(np.where(nonzero, exact_wide, 1.0)), 0.0)
+        excess = np.where(diff == 0, 0.0, diff / np.maximum(bound, np.finfo(np.float64).tiny))
+    flat = int(np.argmax(excess))
+    index = tuple(int(i) for i in np.unravel_index(flat, expected.shape))
+    worst = Worst(index, _scalar(got, index), _scalar(expected, index))
+    return TensorDiff(
+        tensor, role, dtype, shape,
+        max_abs_diff=float(np.max(diff)),
+        max_rel_diff=float(np.max(relative)),
+        mismatched=int(np.count_nonzero(out)),
+        worst=worst,
+    )
+
+
+def _problem(tensor: str, role: Role, dtype: str, shape: tuple[int, ...], problem: str) -> TensorDiff:
+    return TensorDiff(tensor, role, dtype, shape, float("inf"), float("inf"), 0, None, problem=problem)
+
+
+def _scalar(array: Array, index: tuple[int, ...]) -> Scalar:
+    value = array[index] if index else array[()]
+    item = value.item() if hasattr(value, "item") else value
+    return item if isinstance(item, (bool, int, float)) else float(item)
+
+
+def _show(value: Scalar) -> str:
+    """A value as a message shows it: floats to 9 significant digits (float32 round-trips)."""
+    return f"{value:.9g}" if isinstance(value, float) else repr(value)

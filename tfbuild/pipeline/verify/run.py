@@ -1,0 +1,545 @@
+"""``tfbuild verify``: the flow, from a finished build's manifest to a verdict and its record.
+
+manifest.json (target, flavour, artifacts, models, toolchain) -> each model as a binary GraphDef,
+its probe and its inputs (:mod:`.probe`) -> the reference run in this environment's TensorFlow
+(:mod:`.tf_runner`) -> the target's run (the C++ runner for a Makefile build, :mod:`.cpp_runner`;
+the op library loaded into TensorFlow for an op-library build) -> the tensors compared
+(:mod:`.compare`) -> a ``verify`` section in manifest.json, pass or fail.
+
+Every file of the verification is under ``<out>/verify/``: the graphs, the inputs, both runners'
+outputs (tensor files a later look can read with :func:`~.tensor_file.read_tensor_file`), the
+C++ runner, and the runs' logs. The reference of an op library's custom ops is the build's own
+stock (non-selective) compile of the same sources for this machine, which the build made for
+its analysis, or a library the user trusts (``--reference-op-library``): the stock build shows
+what selection and the target's compile changed, a trusted library also what the sources did.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import math
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from importlib import metadata
+from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING, Any, Literal
+
+from tfbuild.errors import ConfigError, InputFileError, ToolchainError, VerificationError
+from tfbuild.fileio import atomic_write_bytes, sha256_file
+from tfbuild.flavour import Flavour
+from tfbuild.pipeline.executor import StepFailed, execute_plan
+from tfbuild.pipeline.manifest import MANIFEST_NAME, read_manifest, recorded_android_ndk, update_manifest
+from tfbuild.pipeline.plan import AndroidNdkUse, BuildPlan, ImageSpec, Step
+from tfbuild.pipeline.run import host_library_path
+from tfbuild.pipeline.verify.compare import DEFAULT_TOLERANCE, TOLERANCE_RULE, TensorDiff, compare_tensor
+from tfbuild.pipeline.verify.cpp_runner import COMPILE_STEP, CppRunnerRequest, RunnerJob, plan_cpp_runner
+from tfbuild.pipeline.verify.probe import MAX_INTERMEDIATES, Feed, Probe, make_inputs, plan_probe
+from tfbuild.pipeline.verify.tensor_file import DTYPES, Array, read_tensor_file, write_tensor_file
+from tfbuild.pipeline.verify.tf_runner import runner_argv
+from tfbuild.toolchain.android_ndk import CLANG_ONLY_MAJOR, NdkInfo, inspect_ndk
+from tfbuild.toolchain.targets import TargetProfile, get_target
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+DIRECTORY = "verify"
+SECTION = "verify"
+RUNNER_ENV = {"TF_CPP_MIN_LOG_LEVEL": "2", "TF_ENABLE_ONEDNN_OPTS": "0"}
+"""The Python runners' TensorFlow: quiet, with its Eigen kernels (oneDNN's fused ones round
+differently, and the builds being checked compile Eigen's). They run on the CPU
+(:mod:`.tf_runner` hides any GPU)."""
+
+
+@dataclass(frozen=True)
+class VerifyOptions:
+    """What ``tfbuild verify`` was asked: the build (``out_dir``) and how to check it."""
+
+    out_dir: Path
+    models: tuple[Path, ...] = ()
+    """Default: the models the build was made for (its manifest's)."""
+    tolerance: float = DEFAULT_TOLERANCE
+    seed: int = 0
+    input_shapes: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
+    outputs: tuple[str, ...] = ()
+    """Tensors to compare as outputs, instead of each graph's sinks."""
+    max_intermediates: int = MAX_INTERMEDIATES
+    local: bool | None = None
+    """Run the C++ runner on this machine (True) or in the build's container (False); None: as
+    the build ran."""
+    reference_op_library: Path | None = None
+    timeout: float | None = None
+    ndk: Path | None = None
+    """The Android NDK to compile the C++ runner with (``--ndk``); default: the one the build
+    recorded in its manifest (``android_ndk``)."""
+
+
+@dataclass(frozen=True)
+class ModelVerdict:
+    """One model: what it was fed and every tensor compared."""
+
+    model: Path
+    sha256: str
+    feeds: tuple[Feed, ...]
+    diffs: tuple[TensorDiff, ...]
+
+    @property
+    def passed(self) -> bool:
+        return all(diff.passed for diff in self.diffs)
+
+
+@dataclass(frozen=True)
+class VerifyResult:
+    target: str
+    flavour: Flavour
+    models: tuple[ModelVerdict, ...]
+    tolerance: float
+    reference: str
+    runner: str
+    manifest: Path
+    work_dir: Path
+
+    @property
+    def passed(self) -> bool:
+        return all(model.passed for model in self.models)
+
+
+def require_pass(result: VerifyResult) -> None:
+    """Raise :class:`VerificationError` naming the first differing tensor (outputs first)."""
+    failures = [(model, diff) for model in result.models for diff in model.diffs if not diff.passed]
+    if not failures:
+        return
+    failures.sort(key=lambda failure: failure[1].role != "output")
+    model, diff = failures[0]
+    more = f"; {len(failures) - 1} more tensor(s) differ" if len(failures) > 1 else ""
+    raise VerificationError(
+        f"{model.model.name}: {diff.describe()}{more}",
+        hint=f"every tensor compared is in {result.manifest} (verify), the runs' files in {result.work_dir}",
+    )
+
+
+@dataclass(frozen=True)
+class _Build:
+    """What verification needs from the build's manifest."""
+
+    out: Path
+    target: str
+    flavour: Flavour
+    artifacts: Mapping[str, str]  # name -> kind
+    models: tuple[Mapping[str, Any], ...]
+    image: ImageSpec | None
+    source: Path | None
+    android_ndk: AndroidNdkUse | None = None
+
+    @classmethod
+    def read(cls, out: Path) -> _Build:
+        data = read_manifest(out)
+        try:
+            flavour = Flavour(data["flavour"])
+            target = str(data["target"])
+            artifacts = {str(item["name"]): str(item.get("kind")) for item in data.get("artifacts", [])}
+            models = tuple(data.get("models", []))
+            toolchain = data.get("toolchain")
+            image = None
+            if isinstance(toolchain, dict):
+                image = ImageSpec(toolchain["dockerfile"], dict(toolchain["build_args"]), toolchain["image_tag"])
+            source = (data.get("tensorflow") or {}).get("source")
+        except (KeyError, TypeError, ValueError) as error:
+            raise InputFileError(
+                f"{out}/manifest.json: not a manifest of tfbuild build ({error})", hint="rebuild"
+            ) from None
+        ndk = recorded_android_ndk(data, out / MANIFEST_NAME)
+        return cls(out, target, flavour, artifacts, models, image, Path(source) if source else None, ndk)
+
+
+@dataclass(frozen=True)
+class _Model:
+    """One model, ready to run: its files under the verification directory and its probe."""
+
+    path: Path
+    sha256: str
+    graph: Path
+    inputs: Path
+    reference: Path
+    target: Path
+    probe: Probe
+
+
+def run_verify(options: VerifyOptions, *, console: Console | None = None) -> VerifyResult:
+    """Run the build's models on the reference and on the target, compare, record; raises only for
+    what stops the comparison (a runner that cannot run a model, a bad option). The caller
+    decides about a failed comparison (:func:`require_pass`)."""
+    out = options.out_dir.resolve()
+    build = _Build.read(out)
+    profile = get_target(build.target)
+    work = out / DIRECTORY
+    target = _choose_target(build, profile, options)  # before anything runs: can it run at all?
+    reference = _reference_libraries(build, options)
+    models = _prepare_models(build, options, work)
+    reference_text = f"TensorFlow {_tensorflow_version()} (this environment's wheel)" + "".join(
+        f" with {library}" for library in reference
+    )
+    _run(_python_plan("verify-reference", build.flavour, work, models, reference), console, options, side="reference")
+    expected = [read_tensor_file(model.reference) for model in models]
+    runner_text = target.describe()
+    try:
+        _run(_target_plan(target, build, work, models, expected), console, options, side="target", runner=runner_text)
+    except VerificationError as error:
+        update_manifest(out, SECTION, _record(options, models, (), reference_text, runner_text, error.message))
+        raise
+    verdicts = tuple(
+        ModelVerdict(model.path, model.sha256, model.probe.feeds, _compare(model, wanted, options.tolerance))
+        for model, wanted in zip(models, expected, strict=True)
+    )
+    manifest = update_manifest(out, SECTION, _record(options, models, verdicts, reference_text, runner_text, None))
+    return VerifyResult(
+        build.target, build.flavour, verdicts, options.tolerance, reference_text, runner_text, manifest, work
+    )
+
+
+def _prepare_models(build: _Build, options: VerifyOptions, work: Path) -> list[_Model]:
+    """Each model as a binary GraphDef with its probe and inputs; stale run outputs removed."""
+    from tfbuild.model.formats import ModelFormat, load_model  # imports TensorFlow's protos
+
+    paths = list(options.models) or [_manifest_model(build, record) for record in build.models]
+    if not paths:
+        raise InputFileError(f"{build.out}/manifest.json names no model", hint="pass --model")
+    graphs = []
+    for path in paths:
+        loaded = load_model(path)
+        if loaded.format not in (ModelFormat.GRAPHDEF, ModelFormat.GRAPHDEF_TEXT) or len(loaded.graph_defs) != 1:
+            raise InputFileError(
+                f"{path}: verify runs GraphDefs (frozen .pb or .pbtxt); this is a {loaded.format.value}",
+                hint="freeze the model to a GraphDef and pass it with --model",
+            )
+        graphs.append((Path(path), loaded.sha256, loaded.graph_defs[0]))
+    _check_names_exist([{node.name for node in graph.node} for _, _, graph in graphs], options)
+    models = []
+    for index, (path, sha256, graph_def) in enumerate(graphs):
+        names = {node.name for node in graph_def.node}
+        probe = plan_probe(
+            graph_def,
+            where=str(path),
+            shapes={name: shape for name, shape in options.input_shapes.items() if name in names},
+            outputs=[name for name in options.outputs if name.rsplit(":", 1)[0] in names],
+            max_intermediates=options.max_intermediates,
+        )
+        stem = f"{index}-{path.name.split('.')[0] or 'model'}"
+        model = _Model(
+            path=path,
+            sha256=sha256,
+            graph=work / f"{stem}.graph.pb",
+            inputs=work / f"{stem}.inputs.tensors",
+            reference=work / f"{stem}.reference.tensors",
+            target=work / f"{stem}.target.tensors",
+            probe=probe,
+        )
+        atomic_write_bytes(model.graph, graph_def.SerializeToString())
+        write_tensor_file(model.inputs, make_inputs(probe.feeds, seed=options.seed))
+        for stale in (model.reference, model.target):
+            stale.unlink(missing_ok=True)
+        models.append(model)
+    return models
+
+
+def _check_names_exist(node_names: Sequence[set[str]], options: VerifyOptions) -> None:
+    """Each ``--input-shape`` and ``--output`` name must be a node of some model (the models of
+    one build may have different inputs; each model takes the names it has)."""
+    known = set().union(*node_names)
+    for flag, given in (("--input-shape", list(options.input_shapes)), ("--output", list(options.outputs))):
+        unknown = [name for name in given if name.rsplit(":", 1)[0] not in known]
+        if unknown:
+            raise ConfigError(f"{flag} {', '.join(unknown)}: no such node in the models", hint="check the names")
+
+
+def _manifest_model(build: _Build, record: Mapping[str, Any]) -> Path:
+    path = Path(str(record.get("path") or record.get("name")))
+    if not path.exists():
+        raise InputFileError(f"{path}: the build's model is gone", hint="pass the model with --model")
+    if path.is_file() and record.get("sha256") and sha256_file(path) != record["sha256"]:
+        raise InputFileError(
+            f"{path}: changed since the build (its digest differs from the manifest's)",
+            hint="rebuild for the model as it is now, or pass the model the build was made for with --model",
+        )
+    return path
+
+
+def _reference_libraries(build: _Build, options: VerifyOptions) -> tuple[Path, ...]:
+    """The op libraries the reference loads: none for a TensorFlow build; for an op library, the
+    user's trusted one or the build's stock compile of the same sources."""
+    if build.flavour != Flavour.OPS_LIBRARY:
+        if options.reference_op_library is not None:
+            raise ConfigError("--reference-op-library is for op-library builds", hint="drop it")
+        return ()
+    if options.reference_op_library is not None:
+        library = options.reference_op_library.resolve()
+    else:
+        name = _built_library(build)[0].name
+        library = host_library_path(build.out, name.removeprefix("lib").rsplit(".", 1)[0])
+    if not library.is_file():
+        raise InputFileError(
+            f"{library}: no stock build of the op library to run the reference with",
+            hint="rebuild (the build makes it for its analysis), or pass --reference-op-library",
+        )
+    return (library,)
+
+
+def _built_library(build: _Build) -> tuple[Path, str]:
+    for name, kind in build.artifacts.items():
+        if kind in ("shared-lib", "static-lib"):
+            return build.out / name, kind
+    raise InputFileError(f"{build.out}/manifest.json lists no op library", hint="rebuild")
+
+
+@dataclass(frozen=True)
+class _Target:
+    """How the target side runs, chosen and checked before anything runs: an op library loaded
+    into TensorFlow (``library``), or the C++ runner for ``profile``, in ``image`` (None: here)."""
+
+    profile: TargetProfile
+    library: Path | None = None
+    image: ImageSpec | None = None
+    ndk: NdkInfo | None = None
+
+    def describe(self) -> str:
+        if self.library is not None:
+            return f"TensorFlow {_tensorflow_version()} with {self.library.name} (the build) loaded"
+        assert self.profile.run is not None  # _choose_target refuses a profile without one
+        how = " ".join(self.profile.run.launcher[:1]) or "directly"
+        where = f"in {self.image.tag}" if self.image is not None else "on this machine"
+        made = f", compiled with {self.ndk.name}'s clang, linked -static" if self.ndk is not None else ""
+        return f"the C++ runner linked against the build's libtensorflow-core.a{made}, run {how} {where}"
+
+
+def _choose_target(build: _Build, profile: TargetProfile, options: VerifyOptions) -> _Target:
+    if build.flavour == Flavour.OPS_LIBRARY:
+        library, kind = _built_library(build)
+        if kind != "shared-lib":
+            raise ToolchainError(
+                f"{library}: an op library for {build.target} is a static archive; no TensorFlow here can load it",
+                hint="verify the op library's linux-x86_64 build (a shared object tf.load_op_library loads)",
+            )
+        return _Target(profile, library=library)
+    if build.flavour != Flavour.MAKEFILE:
+        raise ToolchainError(
+            f"verify runs Makefile and op-library builds; this one is {build.flavour.value}",
+            hint="link the build into your app and compare by hand, or verify a Makefile build",
+        )
+    if profile.makefile is None or profile.run is None:
+        raise ToolchainError(
+            f"target {profile.name} has no way to run its programs here",
+            hint="verify runs the targets whose profile has a [run] table (tfbuild targets)",
+        )
+    if build.source is None:
+        raise InputFileError(f"{build.out}/manifest.json names no source tree", hint="rebuild")
+    local = options.local if options.local is not None else build.image is None
+    if not local and build.image is None:
+        raise ConfigError(
+            "the build ran on this machine, so there is no toolchain container to run in", hint="use --local"
+        )
+    ndk = _android_ndk(build, options) if "ndk" in profile.requires else None
+    if ndk is None and options.ndk is not None:
+        raise ConfigError(f"--ndk is for Android builds; this one is for {build.target}", hint="drop it")
+    return _Target(profile, image=None if local else build.image, ndk=ndk)
+
+
+def _android_ndk(build: _Build, options: VerifyOptions) -> NdkInfo:
+    """The NDK the runner is compiled with: ``--ndk``, else the one the manifest records; it must
+    be the build's revision, and the build must be the clang adapter's (the Makefile's own GCC
+    section's archives need gnustl and the GCC toolchains, which tfbuild does not link here)."""
+    recorded = build.android_ndk
+    manifest = build.out / MANIFEST_NAME
+    if recorded is not None and recorded.adapter != "clang":
+        raise ToolchainError(
+            f"{manifest}: built by the contrib Makefile's own Android section (the NDK's GCC, gnustl), "
+            "which tfbuild cannot run here",
+            hint=f"verify runs builds of tfbuild's clang adapter: rebuild with NDK r{CLANG_ONLY_MAJOR} or newer",
+        )
+    if options.ndk is None and recorded is None:
+        raise InputFileError(
+            f"{manifest}: records no Android NDK (android_ndk), so verify cannot tell which clang built it",
+            hint="pass --ndk with the NDK the build used, or rebuild (tfbuild records it)",
+        )
+    if options.ndk is not None:
+        ndk = inspect_ndk(options.ndk, origin="--ndk")
+    else:
+        assert recorded is not None
+        ndk = inspect_ndk(Path(recorded.path), origin=f"{manifest}: android_ndk")
+    if recorded is not None and ndk.revision != recorded.revision:
+        raise ConfigError(
+            f"{ndk.where}: {ndk.name}, but the build used Android NDK {recorded.revision} ({recorded.path})",
+            hint="pass --ndk with the NDK the build used: the runner must be compiled like the libraries",
+        )
+    if ndk.major < CLANG_ONLY_MAJOR:
+        raise ToolchainError(
+            f"{ndk.where}: {ndk.name} builds {build.target} with the contrib Makefile's own GCC section",
+            hint=f"verify runs Android builds of tfbuild's clang adapter (NDK r{CLANG_ONLY_MAJOR} or newer)",
+        )
+    return ndk
+
+
+def _target_plan(
+    target: _Target, build: _Build, work: Path, models: Sequence[_Model], expected: Sequence[Mapping[str, Array]]
+) -> BuildPlan:
+    """The plan that runs the models on what the build made, fetching what the reference wrote."""
+    fetch = [tuple(wanted) for wanted in expected]
+    if target.library is not None:
+        return _python_plan(f"verify-{build.target}", build.flavour, work, models, (target.library,), fetch=fetch)
+    assert build.source is not None  # _choose_target checked
+    jobs = tuple(
+        RunnerJob(f"run {model.path.name}", model.graph, model.inputs, model.target, names)
+        for model, names in zip(models, fetch, strict=True)
+    )
+    return plan_cpp_runner(
+        CppRunnerRequest(target.profile, build.out, build.source, work, target.image, jobs, ndk=target.ndk)
+    )
+
+
+def _python_plan(
+    name: str,
+    flavour: Flavour,
+    work: Path,
+    models: Sequence[_Model],
+    libraries: Sequence[Path],
+    *,
+    fetch: Sequence[Sequence[str]] | None = None,
+) -> BuildPlan:
+    """One Python runner step per model, on this machine: the reference (``fetch`` None: each
+    probe's outputs must be fetched, its intermediates where possible) or an op library's run
+    (exactly the tensors the reference wrote)."""
+    steps = []
+    for index, model in enumerate(models):
+        if fetch is None:
+            required, optional, output = model.probe.outputs, model.probe.intermediates, model.reference
+            title = f"reference {model.path.name}"
+        else:
+            required, optional, output = tuple(fetch[index]), (), model.target
+            title = f"run {model.path.name}"
+        argv = runner_argv(
+            sys.executable, graph=model.graph, inputs=model.inputs, output=output,
+            libraries=libraries, fetch=required, probe=optional,
+        )
+        steps.append(Step(title, argv, PurePosixPath(work.as_posix()), env=RUNNER_ENV))
+    return BuildPlan(
+        target=name, flavour=flavour, image=None, mounts=(), steps=tuple(steps),
+        generated_files=(), artifacts=(), output_dir=work,
+    )
+
+
+def _run(
+    plan: BuildPlan,
+    console: Console | None,
+    options: VerifyOptions,
+    *,
+    side: Literal["reference", "target"],
+    runner: str = "",
+) -> None:
+    """Execute ``plan``. A model step that fails on the reference side means the model cannot
+    run as verify feeds it (an input problem); on the target side, that what the build made
+    cannot run the model (a verification failure). A failed compile of the C++ runner stays a
+    build failure."""
+    try:
+        execute_plan(plan, console=console, timeout=options.timeout, jobs=1)
+    except StepFailed as failed:
+        if failed.step.name == COMPILE_STEP:
+            raise
+        reason = _runner_reason(failed)
+        if side == "reference":
+            raise InputFileError(
+                f"TensorFlow {_tensorflow_version()} itself cannot run the model ({failed.step.name}): {reason}",
+                hint=f"give its inputs' shapes (--input-shape) or the outputs (--output); log: {failed.log_path}",
+            ) from failed
+        raise VerificationError(
+            f"{failed.step.name}: {runner} failed: {reason}", hint=f"log: {failed.log_path}"
+        ) from failed
+
+
+def _runner_reason(failed: StepFailed) -> str:
+    prefix = "tfbuild verify runner: "
+    lines = [line.strip() for line in failed.tail if line.strip()]
+    line = next((line for line in reversed(lines) if line.startswith(prefix)), None)
+    if line is not None:
+        return line.removeprefix(prefix)[:500]
+    return (lines[-1] if lines else "no output")[:500]
+
+
+def _compare(model: _Model, expected: Mapping[str, Array], tolerance: float) -> tuple[TensorDiff, ...]:
+    got = read_tensor_file(model.target)
+    outputs = set(model.probe.outputs)
+    return tuple(
+        compare_tensor(name, "output" if name in outputs else "intermediate", got.get(name), wanted, tolerance)
+        for name, wanted in expected.items()
+    )
+
+
+def _record(
+    options: VerifyOptions,
+    models: Sequence[_Model],
+    verdicts: Sequence[ModelVerdict],
+    reference: str,
+    runner: str,
+    error: str | None,
+) -> dict[str, Any]:
+    """The manifest's ``verify`` section."""
+    by_path = {verdict.model: verdict for verdict in verdicts}
+    now = _dt.datetime.now(_dt.UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+    return {
+        "created": now,
+        "passed": error is None and bool(verdicts) and all(verdict.passed for verdict in verdicts),
+        "error": error,
+        "tolerance": options.tolerance,
+        "rule": TOLERANCE_RULE,
+        "seed": options.seed,
+        "reference": reference,
+        "runner": runner,
+        "models": [
+            {
+                "path": str(model.path),
+                "sha256": model.sha256,
+                "inputs": [
+                    {"tensor": feed.tensor, "dtype": str(DTYPES[feed.dtype]), "shape": list(feed.shape)}
+                    for feed in model.probe.feeds
+                ],
+                "tensors": [_diff_record(diff) for diff in by_path[model.path].diffs] if model.path in by_path else [],
+            }
+            for model in models
+        ],
+    }
+
+
+def _diff_record(diff: TensorDiff) -> dict[str, Any]:
+    worst = None
+    if diff.worst is not None:
+        worst = {
+            "index": list(diff.worst.index),
+            "got": _number(diff.worst.got),
+            "expected": _number(diff.worst.expected),
+        }
+    return {
+        "tensor": diff.tensor,
+        "role": diff.role,
+        "dtype": diff.dtype,
+        "shape": list(diff.shape),
+        "passed": diff.passed,
+        "max_abs_diff": _number(diff.max_abs_diff),
+        "max_rel_diff": _number(diff.max_rel_diff),
+        "mismatched": diff.mismatched,
+        "worst": worst,
+        "problem": diff.problem,
+    }
+
+
+def _number(value: float | int | bool) -> float | int | bool | str:
+    """JSON has no NaN or infinity: those are written as strings."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    return value
+
+
+def _tensorflow_version() -> str:
+    try:
+        return metadata.version("tensorflow")
+    except metadata.PackageNotFoundError:
+        return "(not installed)"
+
+
