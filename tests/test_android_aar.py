@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from conftest import FRAMEWORK_RES
+from manifests import write_manifest
 
 from tfbuild.cli import main
 
@@ -113,8 +114,7 @@ def test_packing_again_gives_the_same_bytes_and_source_date_epoch_sets_the_time(
 def test_what_cannot_go_into_an_aar_is_one_line(android_builds, tmp_path, capsys):
     arm64 = android_builds["android-arm64"]
     linux = tmp_path / "linux-build"
-    linux.mkdir()
-    (linux / "manifest.json").write_text(json.dumps({"target": "linux-x86_64", "artifacts": []}))
+    write_manifest(linux, target="linux-x86_64")
     cases = [
         ([str(arm64), str(linux)], f"{linux / 'manifest.json'}: the build of linux-x86_64 made no JNI library"),
         ([str(arm64), str(arm64)], f"{arm64}: ABI arm64-v8a is already given by {arm64}"),

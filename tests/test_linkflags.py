@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import re
 import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
+from manifests import manifest_data, write_manifest
 
 from tfbuild.cli import main
 from tfbuild.errors import ConfigError, InputFileError
@@ -84,7 +84,7 @@ def test_android_snippets_name_the_runtime_the_build_compiled_against(artifacts,
     """The manifest records the NDK adapter's C++ runtime: libc++ for tfbuild's clang adapter
     (NDK r19+), gnustl for the Makefile's own GCC section (NDK r17 and older)."""
     ndk = {"path": "/ndk", "revision": "26.1.10909125", "adapter": adapter, "stl": stl}
-    (artifacts / "manifest.json").write_text(json.dumps({"target": "android-arm64", "android_ndk": ndk}))
+    write_manifest(artifacts, target="android-arm64", android_ndk=ndk)
     snippets = snippets_for("android-arm64", artifacts)
     assert f"-DANDROID_STL={stl}" in snippets["gradle"] and f"APP_STL := {stl}" in snippets["ndk-build"]
     assert f'ANDROID_STL STREQUAL "{stl}"' in snippets["cmake"]
@@ -92,12 +92,10 @@ def test_android_snippets_name_the_runtime_the_build_compiled_against(artifacts,
 
 def test_manifest_adds_the_apps_op_library_and_the_tree(artifacts, tmp_path):
     (artifacts / "libtfbuild_ops.a").write_bytes(b"!<arch>\n")
-    manifest = {
-        "target": "pi-armv7",
-        "tensorflow": {"source": str(tmp_path / "tensorflow-src")},
-        "artifacts": [{"name": "libtfbuild_ops.a", "kind": "static-lib"}, {"name": "benchmark", "kind": "executable"}],
-    }
-    (artifacts / "manifest.json").write_text(json.dumps(manifest))
+    write_manifest(
+        artifacts, target="pi-armv7", tensorflow={**manifest_data(artifacts)["tensorflow"], "source": str(tmp_path / "tensorflow-src")},
+        artifacts=[{"name": "libtfbuild_ops.a", "kind": "static-lib"}, {"name": "benchmark", "kind": "executable"}],
+    )
     text = snippets_for("pi-armv7", artifacts)["makefile"]
     ldlibs = next(line for line in text.splitlines() if line.startswith("TENSORFLOW_LDLIBS"))
     assert re.search(r"--whole-archive \S+/libtfbuild_ops.a \S+/libtensorflow-core.a -Wl,--no-whole-archive", ldlibs)
@@ -106,7 +104,7 @@ def test_manifest_adds_the_apps_op_library_and_the_tree(artifacts, tmp_path):
 
 
 def test_manifest_for_another_target_is_refused(artifacts):
-    (artifacts / "manifest.json").write_text(json.dumps({"target": "linux-x86_64"}))
+    write_manifest(artifacts, target="linux-x86_64")
     with pytest.raises(InputFileError, match="built for linux-x86_64, not pi-armv7"):
         snippets_for("pi-armv7", artifacts)
 

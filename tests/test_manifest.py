@@ -7,8 +7,12 @@ import hashlib
 import json
 from pathlib import Path, PurePosixPath
 
+import pytest
+from manifests import write_manifest as write_test_manifest
+
 from tfbuild import __version__
-from tfbuild.pipeline.manifest import TensorFlowRecord, make_manifest, write_manifest
+from tfbuild.errors import ManifestError
+from tfbuild.pipeline.manifest import Manifest, TensorFlowRecord, make_manifest, update_manifest, write_manifest
 from tfbuild.pipeline.plan import Artifact, BuildPlan, ImageSpec
 
 
@@ -75,6 +79,38 @@ def test_manifest_records_inputs_outputs_and_toolchain(tmp_path):
     assert models["model.pb"]["sha256"] == sha(model) and models["model.pb"]["size"] == 5
     assert models["saved_model"]["size"] == len(b"meta") + len(b"index")  # a SavedModel directory, file by file
     assert len(models["saved_model"]["sha256"]) == 64
+    # Read back as the types the build wrote, every section alike.
+    assert Manifest.read(out) == manifest
+
+
+def test_a_rerun_section_is_added_and_kept_typed(tmp_path):
+    write_test_manifest(tmp_path, target="android-arm64",
+                        android_ndk={"path": "/ndk", "revision": "26.1", "adapter": "clang", "stl": "c++_static"})
+    update_manifest(tmp_path, "verify", {"passed": True})
+    manifest = Manifest.read(tmp_path)
+    assert manifest.verify == {"passed": True} and manifest.android_ndk is not None
+    assert manifest.android_ndk.adapter == "clang"
+
+
+@pytest.mark.parametrize(("fields", "message"), [
+    ({"artifacts": [{"name": "libtensorflow-core.a", "size": "big"}]}, "artifacts[0].size: expected a whole number"),
+    ({"header": None}, "header: expected a table"),
+    ({"schema": 0}, "manifest schema 0, this tfbuild reads schema 1"),
+    ({"surprise": 1}, "unknown key 'surprise'"),
+])
+@pytest.mark.parametrize("command", [["report", "--out", "{out}"],
+                                     ["linkflags", "--target", "linux-x86_64", "--artifacts", "{out}"],
+                                     ["verify", "--out", "{out}"]])
+def test_a_damaged_manifest_is_one_line_with_its_own_exit_code(tmp_path, capsys, fields, message, command):
+    """report, linkflags and verify on a manifest with wrong types: one line naming the file and
+    the key, exit 9 (each used to read its own subset of the JSON; report and linkflags crashed)."""
+    from tfbuild.cli import main
+
+    out = write_test_manifest(tmp_path / "out", **fields)
+    code = main([word.format(out=out) for word in command])
+    err = capsys.readouterr().err.strip()
+    assert code == ManifestError.exit_code == 9
+    assert len(err.splitlines()) == 1 and f"{out / 'manifest.json'}" in err and message in err, err
 
 
 def test_host_builds_have_no_toolchain_and_time_is_utc(tmp_path):

@@ -19,8 +19,9 @@ from pathlib import Path, PurePosixPath
 
 import numpy as np
 import pytest
+from manifests import write_manifest
 
-from tfbuild.errors import ConfigError, InputFileError, ToolchainError, VerificationError
+from tfbuild.errors import ConfigError, InputFileError, ManifestError, ToolchainError, VerificationError
 from tfbuild.pipeline.plan import ImageSpec
 from tfbuild.pipeline.verify.compare import compare_tensor
 from tfbuild.pipeline.verify.cpp_runner import (
@@ -385,8 +386,7 @@ def test_cpp_runner_plan_on_this_machine_uses_host_paths_and_no_launcher(tmp_pat
 def test_cpp_runner_links_with_the_builds_size_profile_flags_as_an_app_would(tmp_path):
     request = runner_request(tmp_path, "linux-x86_64", image=None)
     ldflags = ["-fuse-ld=gold", "-Wl,--gc-sections", "-Wl,--icf=all", "-s"]
-    manifest = {"target": "linux-x86_64", "size_profile": {"name": "small", "ldflags": ldflags}}
-    (tmp_path / "out" / "manifest.json").write_text(json.dumps(manifest))
+    write_manifest(tmp_path / "out", size_profile={"name": "small", "ldflags": ldflags})
     argv = plan_cpp_runner(request).steps[0].argv
     assert argv[-len(ldflags):] == tuple(ldflags)
     assert argv.index("-Wl,--whole-archive") < argv.index("-Wl,--gc-sections")
@@ -410,14 +410,6 @@ def test_every_target_that_runs_here_says_how():
 
 
 # -- what verify refuses before running anything -------------------------------------------------
-def write_manifest(out: Path, **fields) -> Path:
-    manifest = {"target": "linux-x86_64", "flavour": "makefile", "artifacts": [], "models": [],
-                "tensorflow": {"source": str(out)}, "toolchain": None, **fields}
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "manifest.json").write_text(json.dumps(manifest))
-    return out
-
-
 SHARED_LIB = [{"name": "libtfbuild_ops.so", "kind": "shared-lib"}]
 
 
@@ -429,13 +421,16 @@ SHARED_LIB = [{"name": "libtfbuild_ops.so", "kind": "shared-lib"}]
         ({"target": "android-arm64", "android_ndk": {"path": "/ndk", "revision": "17.2.4988734", "adapter": "gcc",
                                                       "stl": "gnustl_static"}},
          ToolchainError, "the contrib Makefile's own Android section"),
-        ({"target": "android-arm64", "android_ndk": {"path": "/ndk"}}, InputFileError, r"not a valid manifest \(android_ndk\)"),
+        ({"target": "android-arm64", "android_ndk": {"path": "/ndk"}}, ManifestError,
+         r"manifest.json: not a valid manifest: android_ndk: missing key 'revision'"),
         ({"flavour": "bazel"}, ToolchainError, "Makefile and op-library builds; this one is bazel"),
         ({"target": "pi-armv7", "flavour": "ops-library", "artifacts": [{"name": "libtfbuild_ops.a", "kind": "static-lib"}]},
          ToolchainError, "static archive"),
         ({"flavour": "ops-library", "artifacts": SHARED_LIB}, InputFileError, "no stock build of the op library"),
         ({"target": "nowhere"}, ConfigError, "unknown target 'nowhere'"),
-        ({"flavour": "cmake"}, InputFileError, "not a manifest of tfbuild build"),
+        ({"flavour": "cmake"}, ManifestError, "flavour: unknown flavour 'cmake'"),
+        ({"schema": 2}, ManifestError, "manifest schema 2, this tfbuild reads schema 1"),
+        ({"artifacts": [{"name": 3}]}, ManifestError, r"artifacts\[0\].name: expected a string"),
     ],
 )
 def test_verify_refuses_what_it_cannot_run_before_running_anything(tmp_path, fields, error, message):

@@ -91,6 +91,14 @@ def non_empty(value: tuple[object, ...]) -> None:
         raise ConfigError("expected a non-empty list")
 
 
+def read_mapping(cls: type[D], data: Any, *, source: str) -> D:
+    """Read ``data`` (JSON that tfbuild wrote, such as a build's manifest) into ``cls`` by the same
+    rules as a TOML file; JSON's ``null`` is None where the field may be None. Problems are
+    :class:`ConfigError` naming ``source`` and the key; callers that read a file of their own
+    turn them into their error."""
+    return _read_dataclass(cls, data, _Where(source, toml=False), {})
+
+
 def read_toml(cls: type[D], path: Path, **given: Any) -> D:
     """Read the TOML file ``path`` into the dataclass ``cls``.
 
@@ -107,12 +115,14 @@ class _Where:
     file: str
     keys: tuple[str | int, ...] = ()
     section: bool = False  # keys[0] is a table at the top of the file, shown as [name]
+    toml: bool = True  # JSON has no [sections]: keys are dotted all the way
 
     def key(self, name: str, *, table: bool) -> _Where:
-        return _Where(self.file, (*self.keys, name), self.section or (table and not self.keys))
+        section = self.section or (self.toml and table and not self.keys)
+        return _Where(self.file, (*self.keys, name), section, self.toml)
 
     def index(self, index: int) -> _Where:
-        return _Where(self.file, (*self.keys, index), self.section)
+        return _Where(self.file, (*self.keys, index), self.section, self.toml)
 
     def __str__(self) -> str:
         if not self.keys:
@@ -156,15 +166,17 @@ def _field_types(cls: type) -> dict[str, Any]:
 def _read(kind: Any, raw: Any, where: _Where) -> Any:
     """``raw``, as tomllib gives it, checked against the type ``kind`` and converted to it."""
     origin, args = get_origin(kind), get_args(kind)
+    if kind is Any:  # a section tfbuild records as it found it (an engine's counts)
+        return raw
     if origin is Annotated:
         value = _read(args[0], raw, where)
         for check in kind.__metadata__:
             if isinstance(check, Check):
                 with _at(where):
                     check.rule(value)
-    elif origin in (Union, types.UnionType):  # X | None: None is "left out", never a TOML value
+    elif origin in (Union, types.UnionType):  # X | None: None is "left out" in TOML, null in JSON
         (inner,) = (arg for arg in args if arg is not type(None))
-        value = _read(inner, raw, where)
+        value = None if raw is None else _read(inner, raw, where)
     elif origin is tuple:
         if not isinstance(raw, list):
             raise ConfigError(f"{where}: expected a list of {_plural(args[0])}, got {raw!r}")

@@ -33,6 +33,12 @@ class InputFileError(TfbuildError):
 
     exit_code = 3
 
+class ManifestError(TfbuildError):
+    """A build's manifest.json that is damaged, or written by a tfbuild whose schema this one
+    does not read: the commands that work on a finished build cannot trust it."""
+
+    exit_code = 9
+
 
 class OutputPathError(ConfigError):
     """An output path no file can be written to (a directory, a path under a file, an input)."""

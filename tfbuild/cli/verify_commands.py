@@ -77,9 +77,9 @@ def verify_command(
     console = Console(highlight=False, soft_wrap=True, stderr=as_json)
     result = run_verify(options, console=console)
     if as_json:
-        from tfbuild.pipeline.manifest import read_manifest
+        from tfbuild.pipeline.manifest import Manifest
 
-        print_json(read_manifest(out).get("verify"))
+        print_json(Manifest.read(out).verify)
     row = "{:<8} {:<12} {:<8} {:<14} {:>10} {:>9}  {}"
     for verdict in result.models:
         console.print(Text(f"{verdict.model}  ({result.target}, {result.flavour.value})", style="bold"))

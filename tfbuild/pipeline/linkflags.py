@@ -28,7 +28,7 @@ from tfbuild import __version__
 from tfbuild.errors import ConfigError, InputFileError
 from tfbuild.fileio import atomic_write_text
 from tfbuild.pipeline.exports import ExportFile, ExportList, render_export_file
-from tfbuild.pipeline.manifest import MANIFEST_NAME, read_manifest, recorded_android_ndk
+from tfbuild.pipeline.manifest import MANIFEST_NAME, Manifest
 from tfbuild.templating import render
 from tfbuild.toolchain.targets import Linker, Snippet, TargetProfile
 
@@ -135,27 +135,26 @@ def link_inputs(
     profile's :func:`app_linker`, to be written to ``out_dir`` (default: ``artifacts_dir``).
     """
     artifacts_dir = Path(artifacts_dir).resolve()
-    manifest = read_manifest(artifacts_dir) if (artifacts_dir / MANIFEST_NAME).is_file() else {}
-    if manifest.get("target") not in (None, profile.name):
+    manifest = Manifest.read(artifacts_dir) if (artifacts_dir / MANIFEST_NAME).is_file() else None
+    if manifest is not None and manifest.target != profile.name:
         raise InputFileError(
-            f"{artifacts_dir / MANIFEST_NAME}: these artifacts were built for {manifest['target']}, not {profile.name}",
-            hint=f"pass --target {manifest['target']} or the artifacts directory of a {profile.name} build",
+            f"{artifacts_dir / MANIFEST_NAME}: these artifacts were built for {manifest.target}, not {profile.name}",
+            hint=f"pass --target {manifest.target} or the artifacts directory of a {profile.name} build",
         )
     whole = list(profile.link.whole_archive)
     libs = list(profile.link.libs)
     known = set(whole) | set(libs)
-    jni = manifest.get("android_jni")
-    if isinstance(jni, dict) and isinstance(jni.get("library"), str):
-        known.add(jni["library"])  # TensorFlow itself, for Java: an app links the archives instead
-    for artifact in manifest.get("artifacts", []):
-        name, kind = artifact.get("name"), artifact.get("kind")
-        if isinstance(name, str) and name not in known and kind in ("static-lib", "shared-lib"):
-            (whole if kind == "static-lib" else libs).insert(0, name)
-            known.add(name)
-    root = source or _manifest_source(manifest)
+    if manifest is not None and manifest.android_jni is not None:
+        known.add(manifest.android_jni.library)  # TensorFlow itself, for Java: an app links the archives instead
+    for artifact in manifest.artifacts if manifest is not None else ():
+        if artifact.name not in known and artifact.kind in ("static-lib", "shared-lib"):
+            (whole if artifact.kind == "static-lib" else libs).insert(0, artifact.name)
+            known.add(artifact.name)
+    root = source or (manifest.tensorflow.source if manifest is not None else None)
     missing = tuple(name for name in (*whole, *libs) if not (artifacts_dir / name).is_file())
-    size_profile, ldflags = _manifest_size_profile(manifest, artifacts_dir / MANIFEST_NAME)
-    ndk = recorded_android_ndk(manifest, artifacts_dir / MANIFEST_NAME)
+    profile_record = manifest.size_profile if manifest is not None else None
+    size_profile, ldflags = (profile_record.name, profile_record.ldflags) if profile_record else (None, ())
+    ndk = manifest.android_ndk if manifest is not None else None
     placed = None
     if exports is not None:
         export_file = render_export_file(exports, app_linker(profile))
@@ -239,19 +238,3 @@ def _module_name(library: str) -> str:
     return stem.removeprefix("lib") or stem
 
 
-def _manifest_size_profile(manifest: dict[str, Any], path: Path) -> tuple[str | None, tuple[str, ...]]:
-    """The size profile the build used and its link flags, from the manifest (none without one)."""
-    record = manifest.get("size_profile")
-    if record is None:
-        return None, ()
-    name = record.get("name") if isinstance(record, dict) else None
-    ldflags = record.get("ldflags", []) if isinstance(record, dict) else None
-    if not isinstance(name, str) or not isinstance(ldflags, list) or not all(isinstance(f, str) for f in ldflags):
-        raise InputFileError(f"{path}: not a valid manifest (size_profile)", hint="rebuild")
-    return name, tuple(ldflags)
-
-
-def _manifest_source(manifest: dict[str, Any]) -> str | None:
-    tensorflow = manifest.get("tensorflow")
-    source = tensorflow.get("source") if isinstance(tensorflow, dict) else None
-    return source if isinstance(source, str) else None

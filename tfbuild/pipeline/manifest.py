@@ -10,6 +10,7 @@ app's link must name the same runtime, and ``tfbuild verify`` compiles its runne
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as _dt
 import json
 import re
@@ -19,7 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from tfbuild import __version__
-from tfbuild.errors import InputFileError
+from tfbuild.config import read_mapping
+from tfbuild.errors import ConfigError, InputFileError, ManifestError
 from tfbuild.fileio import atomic_write_text, sha256_file, sha256_tree
 from tfbuild.flavour import Flavour
 from tfbuild.pipeline.plan import AndroidJniRecord, AndroidNdkUse, AppliedSizeProfile, BuildPlan
@@ -101,9 +103,36 @@ class Manifest:
     reproducibility: Reproducibility | None = None  # SOURCE_DATE_EPOCH, prefix maps, ar flags, known differences
     effective_flags: tuple[CommandRecord, ...] = ()  # the make, compiler and Bazel command lines that ran
     compile_cache: dict[str, Any] | None = None  # ccache's or Bazel's own counts: remote and local hits
+    verify: Mapping[str, Any] | None = None  # tfbuild verify's verdict, added after the build
+    aar: Mapping[str, Any] | None = None  # the AAR tfbuild aar packed from this build
 
     def to_json(self) -> str:
-        return json.dumps(asdict(self), indent=2) + "\n"
+        data = asdict(self)
+        for section in AFTER_THE_BUILD:
+            if data[section] is None:
+                del data[section]
+        return json.dumps(data, indent=2) + "\n"
+
+    @classmethod
+    def read(cls, output_dir: Path) -> Manifest:
+        """The manifest of the build in ``output_dir``, as the types the build wrote. Missing is an
+        :class:`InputFileError` (no finished build here); damaged, or from a tfbuild whose
+        schema this one does not read, is a :class:`ManifestError` naming the file and key."""
+        path = Path(output_dir) / MANIFEST_NAME
+        data = _read_json(path)
+        if data.get("schema") != SCHEMA:
+            raise ManifestError(
+                f"{path}: manifest schema {data.get('schema')!r}, this tfbuild reads schema {SCHEMA}",
+                hint="rebuild with this tfbuild",
+            )
+        try:
+            return read_mapping(cls, data, source=f"{path}: not a valid manifest")
+        except ConfigError as error:
+            raise ManifestError(error.message, hint="rebuild") from None
+
+
+AFTER_THE_BUILD = ("verify", "aar")
+"""Sections later commands add to a finished build's manifest (:func:`update_manifest`)."""
 
 
 def make_manifest(
@@ -155,42 +184,30 @@ def write_manifest(manifest: Manifest, output_dir: Path) -> Path:
     return atomic_write_text(Path(output_dir) / MANIFEST_NAME, manifest.to_json())
 
 
-def read_manifest(output_dir: Path) -> dict[str, Any]:
-    """The manifest of the build in ``output_dir`` as JSON; missing or unreadable is an
-    :class:`~tfbuild.errors.InputFileError` (commands that need a finished build read it here)."""
-    path = Path(output_dir) / MANIFEST_NAME
+def _read_json(path: Path) -> dict[str, Any]:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise InputFileError(f"{path}: no manifest, so no finished build here", hint="build first") from None
     except (OSError, ValueError) as error:
-        raise InputFileError(f"{path}: not a valid manifest: {error}", hint="rebuild") from None
+        raise ManifestError(f"{path}: not a valid manifest: {error}", hint="rebuild") from None
     if not isinstance(data, dict):
-        raise InputFileError(f"{path}: not a valid manifest (not a JSON object)", hint="rebuild")
+        raise ManifestError(f"{path}: not a valid manifest (not a JSON object)", hint="rebuild")
     return data
 
 
-def recorded_android_ndk(data: Mapping[str, Any], path: Path) -> AndroidNdkUse | None:
-    """The ``android_ndk`` record of a manifest read from ``path`` (None: the build used no NDK,
-    or was made before tfbuild recorded it); a malformed one is an :class:`InputFileError`."""
-    record = data.get("android_ndk")
-    if record is None:
-        return None
-    try:
-        use = AndroidNdkUse(str(record["path"]), str(record["revision"]), record["adapter"], record.get("stl"))
-    except (KeyError, TypeError):
-        use = None
-    if use is None or use.adapter not in ("gcc", "clang") or not isinstance(use.stl, str | None):
-        raise InputFileError(f"{path}: not a valid manifest (android_ndk)", hint="rebuild")
-    return use
-
-
 def update_manifest(output_dir: Path, section: str, value: Mapping[str, Any]) -> Path:
-    """Set one top-level ``section`` of the manifest in ``output_dir`` (``tfbuild verify`` adds
-    ``verify``), keeping the rest as it is; written atomically. A new build drops it again."""
-    data = read_manifest(output_dir)
-    data[section] = dict(value)
-    return atomic_write_text(Path(output_dir) / MANIFEST_NAME, json.dumps(data, indent=2) + "\n")
+    """Set one of the sections :data:`AFTER_THE_BUILD` of the manifest in ``output_dir``
+    (``tfbuild verify`` adds ``verify``), keeping the rest as it is; written atomically. A new
+    build drops it again. The manifest is read as :meth:`Manifest.read` reads it, first."""
+    manifest = Manifest.read(output_dir)
+    if section == "verify":
+        manifest = dataclasses.replace(manifest, verify=dict(value))
+    elif section == "aar":
+        manifest = dataclasses.replace(manifest, aar=dict(value))
+    else:
+        raise ValueError(f"{section}: not a section added after the build")  # a tfbuild bug
+    return atomic_write_text(Path(output_dir) / MANIFEST_NAME, manifest.to_json())
 
 
 def _record(path: Path, base: Path | None, *, kind: str | None = None) -> FileRecord:

@@ -40,7 +40,7 @@ from typing import Any
 from tfbuild import __version__
 from tfbuild.errors import InputFileError, ToolchainError
 from tfbuild.fileio import atomic_write_bytes, sha256_file
-from tfbuild.pipeline.manifest import read_manifest, update_manifest
+from tfbuild.pipeline.manifest import Manifest, update_manifest
 from tfbuild.templating import render
 
 ZIP_EPOCH = (1980, 1, 1, 0, 0, 0)
@@ -73,24 +73,21 @@ class AarResult:
 def read_aar_input(out_dir: Path) -> AarInput:
     """The JNI library of the build in ``out_dir``, or an :class:`InputFileError` saying why
     that build cannot go into an AAR."""
-    data = read_manifest(out_dir)
+    data = Manifest.read(out_dir)
     manifest = Path(out_dir) / "manifest.json"
-    record = data.get("android_jni")
-    if not isinstance(record, dict):
+    record = data.android_jni
+    if record is None:
         raise InputFileError(
-            f"{manifest}: the build of {data.get('target', '?')} made no JNI library",
+            f"{manifest}: the build of {data.target} made no JNI library",
             hint="an AAR takes Android builds of the Makefile flavour with a clang NDK (r19+): tfbuild build "
             "--target android-arm64 --ndk ...",
         )
-    try:
-        name, abi = str(record["library"]), str(record["abi"])
-        package, java_class, min_sdk = str(record["java_package"]), str(record["java_class"]), int(record["min_sdk"])
-    except (KeyError, TypeError, ValueError):
-        raise InputFileError(f"{manifest}: not a valid manifest (android_jni)", hint="rebuild") from None
+    name, abi = record.library, record.abi
+    package, java_class, min_sdk = record.java_package, record.java_class, record.min_sdk
     library = Path(out_dir) / name
     if not library.is_file():
         raise InputFileError(f"{library}: the JNI library the manifest names is missing", hint="rebuild")
-    return AarInput(Path(out_dir), str(data.get("target", "?")), abi, library, package, java_class, min_sdk)
+    return AarInput(Path(out_dir), data.target, abi, library, package, java_class, min_sdk)
 
 
 def check_inputs(inputs: Sequence[AarInput]) -> None:

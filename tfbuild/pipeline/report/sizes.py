@@ -12,14 +12,12 @@ without one.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
 
 from tfbuild.errors import InputFileError, TfbuildError
 from tfbuild.model.header import parse_header
-from tfbuild.pipeline.manifest import read_manifest
+from tfbuild.pipeline.manifest import FileRecord, Manifest
 from tfbuild.pipeline.report.attribution import Attribution, SourceMap, attribute, source_map
 from tfbuild.pipeline.report.baseline import (
     ArtifactFigures,
@@ -157,28 +155,26 @@ def make_size_report(
 def measure_build(output_dir: Path, *, nm: str | None = None) -> BuildSizes:
     """The sizes and attribution of the build in ``output_dir`` (see :class:`BuildSizes`)."""
     output_dir = output_dir.resolve()
-    manifest = read_manifest(output_dir)
-    tensorflow: Mapping[str, Any] = manifest.get("tensorflow") or {}
-    source = tensorflow.get("source")
+    manifest = Manifest.read(output_dir)
+    source = manifest.tensorflow.source
     notes: list[str] = []
     sources = _source_map(Path(source) if source else None, notes)
-    commit = tensorflow.get("commit")
+    commit = manifest.tensorflow.commit
     if commit and source and Path(source).is_dir():
         commit = base_commit(Path(source), commit)
-    stock, selection = _selection(output_dir, manifest, notes)
-    profile = manifest.get("size_profile") or {}
+    stock, selection = _selection(output_dir, manifest.header, notes)
     return BuildSizes(
         output_dir=output_dir,
-        target=str(manifest.get("target")),
-        flavour=str(manifest.get("flavour")),
-        tensorflow_version=str(tensorflow.get("version", "unknown")),
+        target=manifest.target,
+        flavour=str(manifest.flavour),
+        tensorflow_version=manifest.tensorflow.version,
         source=source,
         commit=commit,
         selection=selection,
         stock=stock,
-        size_profile=profile.get("name") if isinstance(profile, Mapping) else None,
-        created=manifest.get("created"),
-        artifacts=tuple(_artifact(output_dir, record, sources, nm=nm) for record in manifest.get("artifacts", [])),
+        size_profile=manifest.size_profile.name if manifest.size_profile else None,
+        created=manifest.created,
+        artifacts=tuple(_artifact(output_dir, record, sources, nm=nm) for record in manifest.artifacts),
         notes=tuple(notes),
     )
 
@@ -186,11 +182,11 @@ def measure_build(output_dir: Path, *, nm: str | None = None) -> BuildSizes:
 def _figures_of(output_dir: Path, *, nm: str | None) -> BuildFigures:
     """The figures of the build in ``output_dir``: from its report.json when that was made from
     the very artifacts its manifest lists (same digests), else measured now."""
-    manifest = read_manifest(output_dir)
+    manifest = Manifest.read(output_dir)
     try:
         data = json.loads((output_dir / REPORT_JSON).read_text(encoding="utf-8"))
         figures = figures_from_dict(data["figures"])
-        digests = {item.get("name"): item.get("sha256") for item in manifest.get("artifacts", [])}
+        digests = {item.name: item.sha256 for item in manifest.artifacts}
         if digests == {item.name: item.sha256 for item in figures.artifacts}:
             return figures
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
@@ -209,10 +205,9 @@ def _source_map(root: Path | None, notes: list[str]) -> SourceMap:
         return SourceMap()
 
 
-def _selection(output_dir: Path, manifest: Mapping[str, Any], notes: list[str]) -> tuple[bool, str]:
+def _selection(output_dir: Path, header: FileRecord, notes: list[str]) -> tuple[bool, str]:
     """Whether the build's header registers everything, and what it registers in words."""
-    header = manifest.get("header") or {}
-    candidates = [output_dir / str(header.get("name", "")), Path(str(header.get("path") or ""))]
+    candidates = [output_dir / header.name, *([Path(header.path)] if header.path else [])]
     path = next((candidate for candidate in candidates if candidate.is_file()), None)
     if path is None:
         notes.append("the build's header is gone, so whether it was selective is not known")
@@ -225,12 +220,12 @@ def _selection(output_dir: Path, manifest: Mapping[str, Any], notes: list[str]) 
     return contents.registers_everything, contents.summary()
 
 
-def _artifact(output_dir: Path, record: Mapping[str, Any], sources: SourceMap, *, nm: str | None) -> ArtifactReport:
+def _artifact(output_dir: Path, record: FileRecord, sources: SourceMap, *, nm: str | None) -> ArtifactReport:
     """One artifact's sizes: on disk now (the manifest's figure if it is gone) and by symbol."""
-    name = str(record.get("name"))
-    kind = record.get("kind")
-    path = next((p for p in (output_dir / name, Path(str(record.get("path") or ""))) if p.is_file()), None)
-    base = ArtifactReport(name=name, kind=kind, size=int(record.get("size", 0)), sha256=record.get("sha256"))
+    name, kind = record.name, record.kind
+    candidates = (output_dir / name, *([Path(record.path)] if record.path else []))
+    path = next((p for p in candidates if p.is_file()), None)
+    base = ArtifactReport(name=name, kind=kind, size=record.size, sha256=record.sha256)
     if path is None:
         return replace(base, note=f"not in {output_dir} any more: the manifest's size is shown")
     base = replace(base, size=path.stat().st_size)

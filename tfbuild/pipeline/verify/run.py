@@ -29,7 +29,7 @@ from tfbuild.errors import ConfigError, InputFileError, ToolchainError, Verifica
 from tfbuild.fileio import atomic_write_bytes, sha256_file
 from tfbuild.flavour import Flavour
 from tfbuild.pipeline.executor import StepFailed, execute_plan
-from tfbuild.pipeline.manifest import MANIFEST_NAME, read_manifest, recorded_android_ndk, update_manifest
+from tfbuild.pipeline.manifest import MANIFEST_NAME, FileRecord, Manifest, update_manifest
 from tfbuild.pipeline.plan import AndroidNdkUse, BuildPlan, ImageSpec, Step
 from tfbuild.pipeline.run import host_library_path
 from tfbuild.pipeline.verify.compare import DEFAULT_TOLERANCE, TOLERANCE_RULE, TensorDiff, compare_tensor
@@ -126,30 +126,19 @@ class _Build:
     target: str
     flavour: Flavour
     artifacts: Mapping[str, str]  # name -> kind
-    models: tuple[Mapping[str, Any], ...]
+    models: tuple[FileRecord, ...]
     image: ImageSpec | None
     source: Path | None
     android_ndk: AndroidNdkUse | None = None
 
     @classmethod
     def read(cls, out: Path) -> _Build:
-        data = read_manifest(out)
-        try:
-            flavour = Flavour(data["flavour"])
-            target = str(data["target"])
-            artifacts = {str(item["name"]): str(item.get("kind")) for item in data.get("artifacts", [])}
-            models = tuple(data.get("models", []))
-            toolchain = data.get("toolchain")
-            image = None
-            if isinstance(toolchain, dict):
-                image = ImageSpec(toolchain["dockerfile"], dict(toolchain["build_args"]), toolchain["image_tag"])
-            source = (data.get("tensorflow") or {}).get("source")
-        except (KeyError, TypeError, ValueError) as error:
-            raise InputFileError(
-                f"{out}/manifest.json: not a manifest of tfbuild build ({error})", hint="rebuild"
-            ) from None
-        ndk = recorded_android_ndk(data, out / MANIFEST_NAME)
-        return cls(out, target, flavour, artifacts, models, image, Path(source) if source else None, ndk)
+        manifest = Manifest.read(out)
+        toolchain = manifest.toolchain
+        image = ImageSpec(toolchain.dockerfile, dict(toolchain.build_args), toolchain.image_tag) if toolchain else None
+        source = manifest.tensorflow.source
+        return cls(out, manifest.target, manifest.flavour, {item.name: str(item.kind) for item in manifest.artifacts},
+                   manifest.models, image, Path(source) if source else None, manifest.android_ndk)
 
 
 @dataclass(frozen=True)
@@ -252,11 +241,11 @@ def _check_names_exist(node_names: Sequence[set[str]], options: VerifyOptions) -
             raise ConfigError(f"{flag} {', '.join(unknown)}: no such node in the models", hint="check the names")
 
 
-def _manifest_model(build: _Build, record: Mapping[str, Any]) -> Path:
-    path = Path(str(record.get("path") or record.get("name")))
+def _manifest_model(build: _Build, record: FileRecord) -> Path:
+    path = Path(record.path or record.name)
     if not path.exists():
         raise InputFileError(f"{path}: the build's model is gone", hint="pass the model with --model")
-    if path.is_file() and record.get("sha256") and sha256_file(path) != record["sha256"]:
+    if path.is_file() and record.sha256 and sha256_file(path) != record.sha256:
         raise InputFileError(
             f"{path}: changed since the build (its digest differs from the manifest's)",
             hint="rebuild for the model as it is now, or pass the model the build was made for with --model",
