@@ -465,3 +465,97 @@ def test_verify_a_local_makefile_build_with_the_clang_only_ndk(tf1_tree, mini_nd
     err = capsys.readouterr().err
     assert code == 8, err
     assert "No OpKernel was registered to support Op 'Sqrt'" in err
+
+
+# -- 16 KB pages on every NDK -----------------------------------------------------------------------
+def four_kb_ndk(ndk: Path, root: Path) -> Path:
+    """The stand-in as an NDK r26 whose clang links with 4 KB pages unless told otherwise, as a real
+    r26 does (the stand-in's clang 19 defaults to 16 KB): each clang driver is wrapped to put
+    ``-Wl,-z,max-page-size=4096`` before the caller's flags when it links; the rest is linked."""
+    copy = root / ndk.name
+    prebuilt = "toolchains/llvm/prebuilt/linux-x86_64"
+    for directory in (copy, *(copy / part for part in ("toolchains", "toolchains/llvm", "toolchains/llvm/prebuilt")),
+                      copy / prebuilt, copy / prebuilt / "bin"):
+        directory.mkdir(parents=True, exist_ok=True)
+    for parent in ("", "toolchains", "toolchains/llvm", "toolchains/llvm/prebuilt", prebuilt, f"{prebuilt}/bin"):
+        for entry in (ndk / parent).iterdir():
+            target = copy / parent / entry.name
+            if target.exists():
+                continue
+            if parent.endswith("bin") and "clang" in entry.name:
+                target.write_text(f'#!/bin/sh\ncase " $* " in *" -c "*) exec "{entry}" "$@";; esac\n'
+                                  f'exec "{entry}" -Wl,-z,max-page-size=4096 "$@"\n')
+                target.chmod(0o755)
+            else:
+                target.symlink_to(entry)
+    return copy
+
+
+def readelf_load_alignments(ndk: Path, path: Path) -> set[int]:
+    out = subprocess.run([str(inspect_ndk(ndk).prebuilt() / "bin" / "llvm-readelf"), "-lW", str(path)],
+                         capture_output=True, text=True, check=True).stdout
+    return {int(line.split()[-1], 16) for line in out.splitlines() if line.strip().startswith("LOAD")}
+
+
+@pytest.mark.android_ndk
+def test_the_four_kb_wrapper_links_four_kb_and_the_check_reads_it(mini_ndk, tmp_path):
+    """The wrapper does what a real r26 does (4 KB), a later flag wins over it (16 KB), and the
+    alignment tfbuild reads from the program headers is llvm-readelf's, 64-bit and 32-bit."""
+    from tfbuild.errors import BuildError
+    from tfbuild.pipeline.elf_pages import check_page_alignment, load_alignment
+
+    ndk = four_kb_ndk(mini_ndk, tmp_path / "ndk")
+    source = tmp_path / "x.cc"
+    source.write_text("int f() { return 1; }\n")
+    bin_dir = inspect_ndk(ndk).prebuilt() / "bin"
+    built = {}
+    for name, compiler, flags in (("default", "aarch64-linux-android21-clang++", ()),
+                                  ("told", "aarch64-linux-android21-clang++", ("-Wl,-z,max-page-size=16384",)),
+                                  ("arm32", "armv7a-linux-androideabi21-clang++", ())):
+        library = tmp_path / f"lib{name}.so"
+        subprocess.run([str(bin_dir / compiler), "-shared", "-fPIC", "-static-libstdc++", str(source), "-o", str(library), *flags],
+                       check=True, capture_output=True)
+        built[name] = library
+        assert {load_alignment(library)} == readelf_load_alignments(ndk, library)
+    assert (load_alignment(built["default"]), load_alignment(built["told"])) == (4096, 16384)
+    assert load_alignment(built["arm32"]) == 4096 and load_alignment(source) is None
+    check_page_alignment([built["told"], source], 16384)
+    with pytest.raises(BuildError, match=rf"{built['default']}: LOAD segments aligned to 4096 bytes, below 16384"):
+        check_page_alignment([built["told"], built["default"]], 16384)
+    assert BuildError.exit_code == 7
+
+
+@pytest.mark.android_ndk
+def test_android_arm64_links_16_kb_pages_with_an_ndk_that_defaults_to_4_kb(tf1_tree, const_model, mini_ndk, tmp_path,
+                                                                         capsys, android_env):
+    """A real build with the 4 KB NDK: every ELF it links (JNI library, static benchmark) has 16 KB
+    LOAD alignment, read with llvm-readelf, and the manifest records it; the JNI link run again
+    as the build ran it but without tfbuild's page-size flag gives 4 KB, which the build's own
+    check refuses, naming the file."""
+    import shlex
+
+    import treegen
+
+    from tfbuild.errors import BuildError
+    from tfbuild.pipeline.elf_pages import check_page_alignment
+
+    ndk = four_kb_ndk(mini_ndk, tmp_path / "ndk")
+    out = tmp_path / "out"
+    code = main(["build", "--source", str(tf1_tree), "--model", str(const_model), "--out", str(out),
+                 "--target", "android-arm64", "--flavour", "makefile", "--ndk", str(ndk), "--local", "--jobs", "2"])
+    assert code == 0, capsys.readouterr().err[-3000:]
+    jni = out / "libtensorflow_inference.so"
+    benchmark = tf1_tree / treegen.MAKEFILE_BENCHMARK.replace("gen/bin/", "gen/bin/android_arm64-v8a/")
+    assert readelf_load_alignments(ndk, jni) == {16384} and readelf_load_alignments(ndk, benchmark) == {16384}
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert next(a for a in manifest["artifacts"] if a["name"] == jni.name)["load_alignment"] == 16384
+    log = (out / "android-arm64.build.log").read_text()
+    link = next(line for line in log.splitlines() if line.startswith("==> ") and "link libtensorflow_inference.so" in line)
+    command, _, workdir = link.split("): ", 1)[1].rpartition(" (in ")
+    argv = [word for word in shlex.split(command) if word != "-Wl,-z,max-page-size=16384"]
+    unflagged = tmp_path / "libunflagged.so"
+    argv[argv.index("-o") + 1] = str(unflagged)
+    subprocess.run(argv, check=True, capture_output=True, cwd=workdir.rstrip(")"))
+    assert readelf_load_alignments(ndk, unflagged) == {4096}
+    with pytest.raises(BuildError, match="below 16384"):
+        check_page_alignment([unflagged], 16384)

@@ -96,7 +96,8 @@ class LinkInputs:
     libs: tuple[str, ...]
     missing: tuple[str, ...]  # libraries the profile names that lib_dir does not have (yet)
     ldflags: tuple[str, ...] = ()
-    """The size profile's link flags as the build recorded them (manifest ``size_profile.ldflags``)."""
+    """The size profile's link flags as the build recorded them (manifest ``size_profile.ldflags``),
+    and the page size the target's links need (``-Wl,-z,max-page-size=16384`` on 64-bit Android)."""
     size_profile: str | None = None
     exports: SharedLibraryExports | None = None
     stl: str | None = None
@@ -154,6 +155,9 @@ def link_inputs(
     missing = tuple(name for name in (*whole, *libs) if not (artifacts_dir / name).is_file())
     profile_record = manifest.size_profile if manifest is not None else None
     size_profile, ldflags = (profile_record.name, profile_record.ldflags) if profile_record else (None, ())
+    clang = profile.makefile.ndk_clang if profile.makefile is not None else None
+    # The app's own library is 64-bit Android code too: Play checks its pages as it checks ours.
+    ldflags = (*ldflags, *(clang.page_size_flags if clang is not None else ()))
     ndk = manifest.android_ndk if manifest is not None else None
     placed = None
     if exports is not None:

@@ -24,6 +24,7 @@ from tfbuild.config import read_mapping
 from tfbuild.errors import ConfigError, InputFileError, ManifestError
 from tfbuild.fileio import atomic_write_text, sha256_file, sha256_tree
 from tfbuild.flavour import Flavour
+from tfbuild.pipeline.elf_pages import load_alignment
 from tfbuild.pipeline.plan import AndroidJniRecord, AndroidNdkUse, AppliedSizeProfile, BuildPlan
 from tfbuild.pipeline.reproducible import Reproducibility
 from tfbuild.tree.mobile_types import MobileTypes
@@ -59,6 +60,9 @@ class FileRecord:
     size: int
     kind: str | None = None
     path: str | None = None
+    load_alignment: int | None = None
+    """An ELF program or shared library's LOAD segment alignment, in bytes (16384: 16 KB pages,
+    which Google Play requires of 64-bit Android code); None for other files."""
 
 
 @dataclass(frozen=True)
@@ -221,4 +225,5 @@ def _record(path: Path, base: Path | None, *, kind: str | None = None) -> FileRe
     relative = None
     if base is not None and Path(base) in path.parents:
         relative = path.relative_to(base).as_posix()
-    return FileRecord(name=relative or path.name, sha256=digest, size=size, kind=kind, path=str(path))
+    return FileRecord(name=relative or path.name, sha256=digest, size=size, kind=kind, path=str(path),
+                      load_alignment=None if path.is_dir() else load_alignment(path))

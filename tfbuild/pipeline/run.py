@@ -44,6 +44,7 @@ from tfbuild.log import Logger
 from tfbuild.model.analysis import Analysis
 from tfbuild.model.formats import LoadedModel, load_model
 from tfbuild.model.header import HeaderContents, header_contents, render_header
+from tfbuild.pipeline.elf_pages import check_page_alignment
 from tfbuild.pipeline.flavours import HEADER_NAME, HEADER_SUBDIR, InstalledTensorFlow, choose_flavour, plan_build
 from tfbuild.pipeline.manifest import TensorFlowRecord, make_manifest, write_manifest
 from tfbuild.pipeline.op_library import OpsLibraryPlan
@@ -52,10 +53,10 @@ from tfbuild.pipeline.per_file_selection import PerFileSelection
 from tfbuild.pipeline.plan import BuildPlan
 from tfbuild.pipeline.plan_text import plan_text
 from tfbuild.pipeline.prerequisites import Prerequisite, check_prerequisites, check_xcode, require_prerequisites
-from tfbuild.pipeline.remote import forget_cache_stats, read_cache_stats, stats_record
+from tfbuild.pipeline.remote import CacheStats, forget_cache_stats, read_cache_stats, stats_record
 from tfbuild.pipeline.size_profiles import hot_kernel_files
 from tfbuild.templating import render
-from tfbuild.toolchain.targets import get_target
+from tfbuild.toolchain.targets import TargetProfile, get_target
 from tfbuild.tree.edits import EditPlan, check_flavour, plan_edits, revert_command
 from tfbuild.tree.facts import TreeFacts, git_commit, read_tree_facts
 from tfbuild.tree.kernel_index import KernelIndex, build_kernel_index
@@ -261,10 +262,7 @@ def run_build(options: BuildOptions, *, console: Console | None = None) -> Build
     forget_cache_stats(options.output_dir)
     executed, changed = _change_tree_and_execute(plan, tree, changes, options, console)
     cache_stats = read_cache_stats(options.output_dir)
-    if cache_stats is not None:
-        notes.append(f"compile cache: {cache_stats.line()}")
-    if changed is not None and changed.lines():
-        notes.append(f"source tree: {'; '.join(changed.lines())}; undo with: {revert_command(changed.changes.root)}")
+    notes += _checked_outcome(profile, plan, executed, changed, cache_stats)
     with log.step("manifest and size report"):
         manifest = make_manifest(
             plan,
@@ -373,6 +371,31 @@ def _analyze(options: BuildOptions, flavour: Flavour) -> tuple[tuple[LoadedModel
     from tfbuild.pipeline.op_sources import complete_analysis, scan_op_sources
 
     return models, *complete_analysis(analyze_loaded(models), scan_op_sources(options.op_sources))
+
+
+def _checked_outcome(profile: TargetProfile, plan: BuildPlan, executed: ExecutionResult,
+                     changed: _ChangeLog | None, cache_stats: CacheStats | None) -> list[str]:
+    """What an executed build's notes add: its artifacts' page alignment, checked (a
+    :class:`BuildError` when an ELF is below the page size its links were told), the compile
+    cache's counts, and the tree changes with their undo command."""
+    notes = []
+    page_size = _page_size(profile, plan)
+    if page_size is not None:
+        check_page_alignment(executed.artifacts, page_size)
+        notes.append(f"every ELF linked for {plan.target} has its LOAD segments aligned to {page_size // 1024} KB")
+    if cache_stats is not None:
+        notes.append(f"compile cache: {cache_stats.line()}")
+    if changed is not None and changed.lines():
+        notes.append(f"source tree: {'; '.join(changed.lines())}; undo with: {revert_command(changed.changes.root)}")
+    return notes
+
+
+def _page_size(profile: TargetProfile, plan: BuildPlan) -> int | None:
+    """The page size the plan's links were told to align to (the clang adapter's Android
+    builds), which the artifacts are checked against."""
+    clang = profile.makefile.ndk_clang if profile.makefile is not None else None
+    used_clang = plan.android_ndk is not None and plan.android_ndk.adapter == "clang"
+    return clang.page_size if clang is not None and used_clang else None
 
 
 def _prepare_tree(

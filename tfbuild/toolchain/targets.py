@@ -111,13 +111,22 @@ class NdkClangBuild:
     section names (:mod:`tfbuild.pipeline.android.ndk_clang`). ``triple`` is clang's
     ``--target`` without the API level (``aarch64-linux-android``); ``abi_triple`` names the
     NDK's ``sysroot/usr/lib/<abi_triple>`` and is protobuf's ``configure --host``; ``arch_flags``
-    go to every compile (TensorFlow, protobuf, nsync); ``ldflags`` to the benchmark's link."""
+    go to every compile (TensorFlow, protobuf, nsync); ``ldflags`` to the benchmark's link.
+    ``page_size`` is the LOAD alignment every ELF linked for the ABI must have, whatever the
+    NDK's default (16384 on 64-bit ABIs: Google Play's 16 KB pages; None: the NDK's own)."""
 
     triple: str
     abi_triple: str
     arch_flags: tuple[str, ...] = ()
     ldflags: tuple[str, ...] = ()
     linker: Linker = "lld"
+    page_size: int | None = None
+
+    @property
+    def page_size_flags(self) -> tuple[str, ...]:
+        """What every link for the ABI gets so that its LOAD segments have ``page_size``
+        alignment: NDK r27 and older default to 4 KB, r28 to 16 KB on 64-bit ABIs."""
+        return (f"-Wl,-z,max-page-size={self.page_size}",) if self.page_size else ()
 
 
 @dataclass(frozen=True)

@@ -116,7 +116,7 @@ def plan_jni_library(request: JniLibraryRequest) -> JniLibraryPlan:
         *map(str, request.archives),
         "-static-libstdc++", *(f"-Wl,--exclude-libs,{archive}" for archive in STATIC_RUNTIME),
         exports.link_flag(seen / exports.file_name),
-        "-Wl,--gc-sections", "-Wl,--no-undefined", "-Wl,--as-needed", *allow,
+        "-Wl,--gc-sections", "-Wl,--no-undefined", "-Wl,--as-needed", *allow, *request.toolchain.build.page_size_flags,
         *(flag for flag in request.size.ldflags if flag not in _DROPPED_LINK_FLAGS and flag != "-Wl,--gc-sections"),
         *(f"-l{name}" for name in BIONIC_LIBS),
     )

@@ -209,7 +209,7 @@ def make_variables(
         "LD": str(toolchain.bin / "ld.lld"),
         "CXXFLAGS": _join(*toolchain.target_flags, "-stdlib=libc++", *cxxflags, *_missing(build.arch_flags, cxxflags)),
         "INCLUDES": _join(*_without_gcc_era(tree["INCLUDES"].split())),
-        "LDFLAGS": _join(*ldflags, *_missing(build.arch_flags, ldflags), *build.ldflags),
+        "LDFLAGS": _join(*ldflags, *_missing(build.arch_flags, ldflags), *build.ldflags, *build.page_size_flags),
         "LIBS": _join(*libs),
     }
     return variables, tuple(notes)
@@ -292,7 +292,8 @@ def static_app(
             libs.append(name)
         else:
             notes.append(f"-l{name} left out of the static link: the NDK has no lib{name}.a for {android_arch}")
-    ldflags = (*((f"-L{log_stub}",) if log_stub is not None else ()), *toolchain.build.ldflags)
+    ldflags = (*((f"-L{log_stub}",) if log_stub is not None else ()), *toolchain.build.ldflags,
+               *toolchain.build.page_size_flags)
     return StaticApp(variables["CXX"], tuple(cxxflags), ldflags, tuple(libs), tuple(notes))
 
 
