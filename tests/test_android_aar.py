@@ -21,18 +21,19 @@ from tfbuild.cli import main
 
 pytestmark = [pytest.mark.android_ndk, pytest.mark.android_packaging]
 
-ABIS = {"android-arm64": ("arm64-v8a", 183), "android-armv7": ("armeabi-v7a", 40)}
-"""target -> (ABI, ELF e_machine: EM_AARCH64, EM_ARM)."""
+ABIS = {"android-arm64": ("arm64-v8a", 183), "android-armv7": ("armeabi-v7a", 40), "android-x86_64": ("x86_64", 62)}
+"""target -> (ABI, ELF e_machine: EM_AARCH64, EM_ARM, EM_X86_64): the three ABIs Play's AARs carry."""
 CLASS = "org/tensorflow/tfbuild/TensorFlowInference.class"
 ENTRIES = [
     "AndroidManifest.xml", "R.txt", "classes.jar",
-    "jni/arm64-v8a/libtensorflow_inference.so", "jni/armeabi-v7a/libtensorflow_inference.so", "proguard.txt",
+    "jni/arm64-v8a/libtensorflow_inference.so", "jni/armeabi-v7a/libtensorflow_inference.so",
+    "jni/x86_64/libtensorflow_inference.so", "proguard.txt",
 ]
 
 
 @pytest.fixture(scope="module")
 def android_builds(pristine_trees, tmp_path_factory, mini_ndk) -> dict[str, Path]:
-    """One build per ABI of a Const model, as two CI jobs would make them."""
+    """One build per ABI of a Const model, as three CI jobs would make them."""
     root = tmp_path_factory.mktemp("aar")
     tree = Path(shutil.copytree(pristine_trees["tf1"], root / "tf1", symlinks=True))
     model = root / "model_ops.json"
@@ -47,7 +48,7 @@ def android_builds(pristine_trees, tmp_path_factory, mini_ndk) -> dict[str, Path
     return outs
 
 
-def test_the_aar_holds_both_abis_and_passes_aapt2(android_builds, tmp_path, capsys):
+def test_the_aar_holds_the_three_abis_and_passes_aapt2(android_builds, tmp_path, capsys):
     aar = tmp_path / "app.aar"
     code = main(["aar", *map(str, android_builds.values()), "-o", str(aar)])
     text = capsys.readouterr().out
@@ -83,7 +84,7 @@ def test_the_aar_holds_both_abis_and_passes_aapt2(android_builds, tmp_path, caps
     digest = hashlib.sha256(aar.read_bytes()).hexdigest()
     for out in android_builds.values():
         recorded = json.loads((out / "manifest.json").read_text())["aar"]
-        assert recorded["sha256"] == digest and recorded["abis"] == ["arm64-v8a", "armeabi-v7a"]
+        assert recorded["sha256"] == digest and recorded["abis"] == ["arm64-v8a", "armeabi-v7a", "x86_64"]
         assert recorded["entries"] == ENTRIES
 
 
