@@ -421,3 +421,25 @@ def test_check_names_the_unreadable_registration_of_a_missing_op(unreadable_tree
     err = capsys.readouterr().err
     assert code == 5
     assert f"{K}/case_unreadable.cc:{_unreadable_line()}" in err and "could not read" in err
+
+
+def test_check_dry_run_and_kernels_count_default_kernels(tmp_path, capsys, monkeypatch):
+    """The commands on a tree whose NoOp is registered for DEVICE_DEFAULT only (TF 1.15 on): a
+    model needing NoOp passes the preflight of check and of the build's dry run, and kernels
+    names the DEFAULT device; before, all three said the tree had no CPU kernel for NoOp."""
+    from tfbuild.cli import main
+
+    monkeypatch.setenv("TFBUILD_CACHE_DIR", str(tmp_path / "cache"))
+    tree = treegen.make_tf2_tree(tmp_path / "tf")
+    model = tmp_path / "ops.json"
+    model.write_text(json.dumps([["NoOp", "NoOp"], ["Const", "ConstantOp"]]))
+    assert main(["kernels", "NoOp", "--source", str(tree)]) == 0
+    out = capsys.readouterr().out
+    assert f"{K}/no_op.cc" in out and re.search(r"devices\s+DEFAULT", out)
+    assert main(["check", "--model", str(model), "--flavour", "bazel", "--source", str(tree)]) == 0
+    assert "2 ops checked, 0 gap(s)" in capsys.readouterr().out
+    code = main(["build", "--target", "linux-x86_64", "--flavour", "bazel", "--source", str(tree),
+                 "--model", str(model), "--out", str(tmp_path / "out"), "--dry-run"])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert "preflight: passed, 4 op(s) checked" in out  # NoOp and Const, and the default ops _Send and _Recv
