@@ -22,6 +22,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from manifests import write_manifest as write_whole_manifest
 from op_library_probe import EXAMPLE_REQUEST, N, X
 from test_build_flow import op_args, tfbuild
 from test_build_plans import HEADER, options_for, world  # noqa: F401
@@ -165,7 +166,7 @@ def test_a_path_with_a_comma_cannot_pass_through_wl():
 def write_manifest(directory: Path, target: str, ldflags: list[str], name: str = "small") -> None:
     record = {"name": name, "description": "", "cflags": [], "ldflags": ldflags, "hot_cflags": [], "hot_files": [],
               "notes": []}
-    (directory / "manifest.json").write_text(json.dumps({"target": target, "size_profile": record}))
+    write_whole_manifest(directory, target=target, size_profile=record)
 
 
 def line_of(text: str, start: str) -> str:
@@ -242,7 +243,13 @@ def test_a_stock_build_adds_no_link_flags_and_says_so(artifacts):  # noqa: F811
     profile = get_target("android-arm64")
     ndk = {s.kind: s.text for s in render_link_snippets(profile, link_inputs(profile, artifacts))}["ndk-build"]
     assert "The stock size profile the libraries were built with adds no link flags." in ndk
-    assert line_of(ndk, "TENSORFLOW_LDFLAGS :=") == "TENSORFLOW_LDFLAGS :="
+    # What 64-bit Android code needs whatever the profile: 16 KB pages (Google Play).
+    assert line_of(ndk, "TENSORFLOW_LDFLAGS :=") == "TENSORFLOW_LDFLAGS := -Wl,-z,max-page-size=16384"
+    assert "must use 16 KB pages" in ndk
+    write_manifest(artifacts, "android-armv7", [], name="stock")  # 32-bit: 4 KB pages, no flag
+    armv7 = get_target("android-armv7")
+    ndk = {s.kind: s.text for s in render_link_snippets(armv7, link_inputs(armv7, artifacts))}["ndk-build"]
+    assert line_of(ndk, "TENSORFLOW_LDFLAGS :=") == "TENSORFLOW_LDFLAGS :=" and "16 KB" not in ndk
 
 
 @pytest.mark.parametrize("flag", ["-Wl,--gc-sections $(shell rm -rf /)", "-Wl,a;b", "", 7])

@@ -33,9 +33,10 @@ class InputFileError(TfbuildError):
 
     exit_code = 3
 
-class ManifestError(TfbuildError):
+class ManifestError(InputFileError):
     """A build's manifest.json that is damaged, or written by a tfbuild whose schema this one
-    does not read: the commands that work on a finished build cannot trust it."""
+    does not read: the commands that work on a finished build cannot trust it. An input file
+    (``except InputFileError`` catches it) with an exit code of its own."""
 
     exit_code = 9
 

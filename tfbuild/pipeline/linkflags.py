@@ -96,8 +96,10 @@ class LinkInputs:
     libs: tuple[str, ...]
     missing: tuple[str, ...]  # libraries the profile names that lib_dir does not have (yet)
     ldflags: tuple[str, ...] = ()
-    """The size profile's link flags as the build recorded them (manifest ``size_profile.ldflags``),
-    and the page size the target's links need (``-Wl,-z,max-page-size=16384`` on 64-bit Android)."""
+    """The size profile's link flags as the build recorded them (manifest ``size_profile.ldflags``)."""
+    page_size_flags: tuple[str, ...] = ()
+    """What the target's links need for its page size (``-Wl,-z,max-page-size=16384`` on 64-bit
+    Android), whatever the size profile: the snippets' link flags hold both."""
     size_profile: str | None = None
     exports: SharedLibraryExports | None = None
     stl: str | None = None
@@ -156,8 +158,6 @@ def link_inputs(
     profile_record = manifest.size_profile if manifest is not None else None
     size_profile, ldflags = (profile_record.name, profile_record.ldflags) if profile_record else (None, ())
     clang = profile.makefile.ndk_clang if profile.makefile is not None else None
-    # The app's own library is 64-bit Android code too: Play checks its pages as it checks ours.
-    ldflags = (*ldflags, *(clang.page_size_flags if clang is not None else ()))
     ndk = manifest.android_ndk if manifest is not None else None
     placed = None
     if exports is not None:
@@ -170,6 +170,8 @@ def link_inputs(
         libs=tuple(libs),
         missing=missing,
         ldflags=ldflags,
+        # The app's own library is 64-bit Android code too: Play checks its pages as it checks ours.
+        page_size_flags=clang.page_size_flags if clang is not None else (),
         size_profile=size_profile,
         exports=placed,
         stl=ndk.stl if ndk is not None else profile.link.stl,
@@ -191,7 +193,9 @@ def render_link_snippets(profile: TargetProfile, inputs: LinkInputs) -> tuple[Li
         "system_libs": profile.link.system_libs,
         "frameworks": profile.link.frameworks,
         "stl": inputs.stl,
-        "ldflags": inputs.ldflags,
+        "ldflags": (*inputs.ldflags, *inputs.page_size_flags),
+        "profile_ldflags": inputs.ldflags,
+        "page_size_flags": inputs.page_size_flags,
         "size_profile": inputs.size_profile,
         "shared_ldflags": inputs.shared_ldflags,
         "export_file": str(inputs.exports.path) if inputs.exports is not None else None,
