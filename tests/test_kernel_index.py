@@ -443,3 +443,22 @@ def test_check_dry_run_and_kernels_count_default_kernels(tmp_path, capsys, monke
     out = capsys.readouterr().out
     assert code == 0, out
     assert "preflight: passed, 4 op(s) checked" in out  # NoOp and Const, and the default ops _Send and _Recv
+
+
+def test_string_constants_resolve_aliases_and_refuse_ambiguity():
+    """``Name(kArgOp)`` with kArgOp an alias of a class constant resolves; a bare name two
+    classes define differently (each tf.data kernel's ``kDatasetType``) does not, but
+    ``Class::kDatasetType`` does; comments do not define anything."""
+    from tfbuild.cpp.string_constants import merge, read_string_constants
+
+    framework = read_string_constants(
+        'class FunctionLibraryDefinition {\n static constexpr const char* const kArgOp = "_Arg";\n};\n')
+    kernels = read_string_constants(
+        "static const char* const kArgOp = FunctionLibraryDefinition::kArgOp;\n"
+        'class RangeDatasetOp : public DatasetOpKernel {\n static constexpr const char* const kDatasetType = "Range";\n};\n'
+        'class TakeDatasetOp : public DatasetOpKernel {\n static constexpr const char* const kDatasetType = "Take";\n};\n'
+        '// constexpr char kInComment[] = "No";\nconstexpr char kLocal[] = "LocalOp";\n')
+    table = merge([framework, kernels])
+    assert table["kArgOp"] == "_Arg" and table["kLocal"] == "LocalOp"
+    assert table["RangeDatasetOp::kDatasetType"] == "Range" and table["TakeDatasetOp::kDatasetType"] == "Take"
+    assert "kDatasetType" not in table and "kInComment" not in table

@@ -32,7 +32,7 @@ _CLASS = re.compile(r"\b(?:class|struct)\s+(?:TF_EXPORT\s+)?([A-Za-z_]\w*)\s*(?:
 def read_string_constants(text: str) -> dict[str, str]:
     """The string constants ``text`` defines, keyed ``name`` and, inside a class,
     ``Class::name``; aliases (``= Other::kName``) are kept as ``"=Other::kName"`` for
-    :func:`resolve` to follow."""
+    :func:`merge` to follow."""
     text = strip_comments(text)
     classes = [(match.start(), match.group(1)) for match in _CLASS.finditer(text)]
     found: dict[str, str] = {}
