@@ -386,3 +386,23 @@ def test_the_build_stops_on_that_link_before_the_tree_changes(tf1_tree, min_mode
     (gen / "protobuf-host").symlink_to("/src/tensorflow/contrib/makefile/gen/protobuf")
     assert main(build_argv(tf1_tree, min_model, tmp_path / "out", "makefile", "--dry-run")) == 0
     assert "protobuf-host" not in capsys.readouterr().out
+
+
+def test_a_container_made_link_is_named_before_a_local_build(tf1_tree, min_model, tmp_path, capsys):
+    """The reverse, found on a real 1.15.5 tree: after a container build, gen/protobuf-host links
+    to /src/...; a --local build's protobuf step then stops at once on ``ln -s`` ("File exists").
+    The local build names the link and the relative fix before the tree changes; with the fix,
+    the check passes."""
+    gen = tf1_tree / "tensorflow" / "contrib" / "makefile" / "gen"
+    (gen / "protobuf" / "include").mkdir(parents=True)
+    (gen / "protobuf-host").symlink_to("/src/tensorflow/contrib/makefile/gen/protobuf")
+    before = snapshot(tf1_tree)
+    assert main(build_argv(tf1_tree, min_model, tmp_path / "out", "makefile", "--local")) == 4
+    err = capsys.readouterr().err
+    assert "protobuf-host: links to /src/tensorflow/contrib/makefile/gen/protobuf, a path of the toolchain" in err
+    assert "make the link relative: ln -sfn protobuf " in err
+    assert snapshot(tf1_tree) == before and not (tmp_path / "out").exists()
+    (gen / "protobuf-host").unlink()
+    (gen / "protobuf-host").symlink_to("protobuf")  # the fix the hint gives
+    assert main(build_argv(tf1_tree, min_model, tmp_path / "out", "makefile", "--local", "--dry-run")) == 0
+    assert "protobuf-host" not in capsys.readouterr().out

@@ -18,7 +18,11 @@ leave a changed tree behind for nothing, so everything the plan will need is che
 - for a Makefile build in a container, links under the Makefile's ``gen/`` that the container
   can follow: ``compile_linux_protobuf.sh`` links ``gen/protobuf-host`` to ``gen/protobuf`` by
   the absolute path it ran at, which does not exist where the container mounts the tree (so
-  the Makefile finds no protoc and no protobuf headers, and fails much later).
+  the Makefile finds no protoc and no protobuf headers, and fails much later);
+- for a ``--local`` Makefile build, the reverse: links a container build left under ``gen/``
+  pointing into ``/src``, which this machine does not have (protobuf's step would fail at once
+  on ``ln -s``: "File exists"; seen on a real 1.15.5 tree switched from the container to an
+  Android ``--local`` build).
 
 :func:`check_prerequisites` returns every outcome as data (``--dry-run`` prints them all);
 :func:`require_prerequisites` raises the first failure's own error, with the others as notes.
@@ -91,6 +95,8 @@ def check_prerequisites(
             found += _links_the_container_sees(options.source)
     elif "xcode" not in profile.requires:
         found += _local_programs(plan, checked=frozenset(host_tools))
+        if plan.flavour == Flavour.MAKEFILE and options.source is not None:
+            found += _links_this_machine_sees(options.source)
     found += _android_dirs(plan, profile, options)
     if commit_in is not None:
         found.append(_committable(commit_in))
@@ -282,6 +288,28 @@ def _links_the_container_sees(tree: Path) -> list[Prerequisite]:
                 f"{link}: links to {target}, a path of this machine the toolchain container does not have "
                 "(it mounts the tree elsewhere)",
                 hint=f"make the link relative: {fix}" if inside else f"remove it and rebuild protobuf: {fix}",
+            ),
+        ))
+    return found
+
+
+def _links_this_machine_sees(tree: Path) -> list[Prerequisite]:
+    """Links under the Makefile's ``gen/`` that a container build made into ``/src``: on this
+    machine they lead nowhere. The fix names the same place in the tree, relative."""
+    gen = tree / MAKEFILE_DIR / "gen"
+    found = []
+    for link in sorted(gen.iterdir()) if gen.is_dir() else ():
+        if not link.is_symlink() or not os.path.isabs(target := os.readlink(link)):
+            continue
+        if not Path(target).is_relative_to(CONTAINER_SRC):
+            continue
+        here = tree / Path(target).relative_to(CONTAINER_SRC)
+        found.append(Prerequisite(
+            f"{link.relative_to(tree)} on this machine",
+            error=SourceTreeError(
+                f"{link}: links to {target}, a path of the toolchain container (a container build made it), "
+                "which this machine does not have",
+                hint=f"make the link relative: ln -sfn {os.path.relpath(here, link.parent)} {link}",
             ),
         ))
     return found
