@@ -266,34 +266,24 @@ def _script_step(step: Step, fixup: Fixup) -> Step:
     """The step of its own that runs ``fixup.script`` before ``step``."""
     assert fixup.script is not None
     _check_filled(fixup)
-    return Step(
-        f"fix-up: {fixup.name}",
-        ("bash", "-c", render(fixup.script), "bash", *fixup.script_args),
-        step.workdir,
-        notes=(f"fix-up {fixup.name}: {fixup.why}",),
-        tags=step.tags,
-    )
+    return _own_step(step, fixup, ("bash", "-c", render(fixup.script), "bash", *fixup.script_args))
 
 
 def _edit_step(step: Step, fixup: Fixup, edit: SourceEdit) -> Step:
     """The step of its own that makes ``edit`` before ``step``."""
-    return Step(
-        f"fix-up: {fixup.name}",
-        ("bash", "-c", render(EDIT_SCRIPT), "bash", *edit.script_args()),
-        step.workdir,
-        notes=(f"fix-up {fixup.name}: {fixup.why}",),
-        tags=step.tags,
-    )
+    return _own_step(step, fixup, ("bash", "-c", render(EDIT_SCRIPT), "bash", *edit.script_args()))
 
 
 def _directories_step(step: Step, fixup: Fixup) -> Step:
     """The step of its own that makes ``fixup.directories`` before ``step``."""
-    return Step(
-        f"fix-up: {fixup.name}",
-        ("mkdir", "-p", *fixup.directories),
-        step.workdir,
-        notes=(f"fix-up {fixup.name}: {fixup.why}",),
-    )
+    return _own_step(step, fixup, ("mkdir", "-p", *fixup.directories), tagged=False)
+
+
+def _own_step(step: Step, fixup: Fixup, argv: tuple[str, ...], *, tagged: bool = True) -> Step:
+    """A fix-up's step of its own, run just before ``step`` where it runs, named and noted after
+    the fix-up; ``tagged`` gives it ``step``'s tags (so later fix-ups for those tags see it)."""
+    return Step(f"fix-up: {fixup.name}", argv, step.workdir, notes=(f"fix-up {fixup.name}: {fixup.why}",),
+                tags=step.tags if tagged else frozenset())
 
 
 def _with_make_variables(step: Step, variables: Mapping[str, str]) -> Step:
