@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from tfbuild.errors import ConfigError
+from tfbuild.toolchain.archive_symbols import undefined_references
 
 CONTAINER_HOST = "linux-x86_64"
 """The NDK host directory a toolchain container runs (``toolchains/llvm/prebuilt/linux-x86_64``)."""
@@ -103,6 +104,22 @@ class NdkInfo:
             if (place / f"lib{name}.so").is_file():
                 kinds.add("shared")
         return frozenset(kinds)
+
+    def strong_runtime_references(
+        self, abi_triple: str, symbols: frozenset[str], host: str = CONTAINER_HOST
+    ) -> Path | None:
+        """The NDK's ``libc++abi.a`` for the ABI when it references any of ``symbols`` strongly
+        (see :mod:`tfbuild.toolchain.archive_symbols`); None when it references them weakly or
+        not at all, or has no such archive (then the link itself says what is missing)."""
+        prebuilt = self.prebuilt(host)
+        if prebuilt is None:
+            return None
+        archive = prebuilt / "sysroot" / "usr" / "lib" / abi_triple / "libc++abi.a"
+        try:
+            references = undefined_references(archive)
+        except (OSError, ValueError):
+            return None
+        return archive if any(references.get(name) == "strong" for name in symbols) else None
 
     def summary(self) -> str:
         """One line for the dry run: revision, API levels, ABIs, hosts."""

@@ -72,6 +72,9 @@ RUNTIME_LIBS = frozenset({"atomic"})
 """Libraries of the compiler's runtime rather than the platform's: libatomic ships with clang in
 NDK r23+ (``lib/clang/*/lib/linux/<arch>``), and compiler-rt's builtins cover its ``__atomic``
 calls on ARM where it is absent."""
+THREAD_ATEXIT = frozenset({"__cxa_thread_atexit_impl"})
+"""What libc++abi calls to run a ``thread_local`` object's destructor: bionic's, from API 23."""
+THREAD_ATEXIT_API_LEVEL = 23
 PROTOBUF_LIBS = "-llog -lz"
 """compile_android_protobuf.sh's ``LIBS`` (for protoc, which protobuf links too) without gnustl."""
 
@@ -127,6 +130,14 @@ def choose_adapter(
         if tree_ndks:
             past += f", and the tree lists {tree_ndks}"
         notes.append(f"{past}: {ndk.name} is past that; the tree itself was never built this way")
+    strong = ndk.strong_runtime_references(clang.abi_triple, THREAD_ATEXIT, host)
+    if strong is not None and MAKEFILE_NDK_API_LEVEL < THREAD_ATEXIT_API_LEVEL:
+        notes.append(
+            f"{strong} references __cxa_thread_atexit_impl strongly; bionic has it from API {THREAD_ATEXIT_API_LEVEL}, "
+            f"so a shared library with thread_local destructors (TF 1.15 and newer have them) does not link for API "
+            f"{MAKEFILE_NDK_API_LEVEL} with this NDK. An NDK as Google ships it builds libc++abi against its lowest "
+            "API level, where the reference is weak: use one of those"
+        )
     return NdkAdapter(ndk, clang, tuple(notes))
 
 
