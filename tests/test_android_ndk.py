@@ -404,6 +404,18 @@ def check_jni_library(out: Path, ndk: Path, machine: str, *, kernel_symbol: str)
     assert manifest["android_jni"]["library"] == "libtensorflow_inference.so"
     assert {"name": "libtensorflow_inference.so", "kind": "shared-lib"}.items() <= next(
         a for a in manifest["artifacts"] if a["name"] == "libtensorflow_inference.so").items()
+    # The size report reads the library by its linker map: every byte the link kept has an owner.
+    assert manifest["android_jni"]["link_map"] == "jni/libtensorflow_inference.so.map"
+    report = json.loads((out / "report.json").read_text())
+    shipped = next(a for a in report["artifacts"] if a["name"] == "libtensorflow_inference.so")
+    attribution = shipped["attribution"]
+    assert attribution["tool"] == "the linker's map, jni/libtensorflow_inference.so.map"
+    groups = attribution["groups"]
+    assert groups["kernels"] > 0 and groups["c++ runtime"] > 0 and groups["linker-made"] > 0, groups
+    assert sum(groups.values()) == attribution["symbol_bytes"] <= shipped["size"]
+    sections = set(attribution["sections"])
+    assert {".text", ".dynsym"} <= sections and sections & {".rela.dyn", ".rel.dyn"}, sections  # armv7: REL
+    assert any(row["file"].endswith("constant_op.cc") and "Const" in row["ops"] for row in attribution["files"])
 
 
 # -- tfbuild verify of such a build, for real ------------------------------------------------------

@@ -130,6 +130,9 @@ class AndroidJniRecord:
     abi: str
     min_sdk: int
     """The API level it was built for: the AAR's ``minSdkVersion``."""
+    link_map: str | None = None
+    """The linker's map of the library, relative to the output directory: which object each of
+    its bytes came from, for the size report (the library itself may be stripped)."""
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,8 @@ adapter, :mod:`tfbuild.pipeline.android.ndk_clang`), from what that build made:
 - libc++ linked statically (``-static-libstdc++``) with its symbols kept out of the dynamic
   table (``--exclude-libs`` for libc++_static, libc++abi and libunwind): an app may load
   several such libraries, each with its own C++ runtime, and none must leak it.
+- a linker map beside it (``-Map``): which object every byte of the library came from, which
+  the size report reads because a size profile strips the library itself at link time;
 - ``--no-undefined``, so a missing symbol fails here and not in ``System.loadLibrary`` on a
   device, and ``--as-needed`` with bionic's libraries only (``libc``, ``libm``, ``libdl``,
   ``liblog``): the library's ``NEEDED`` entries are those the app's process already has.
@@ -97,6 +99,7 @@ def plan_jni_library(request: JniLibraryRequest) -> JniLibraryPlan:
     source = jni_source(request.java_package, request.library, request.target)
     seen = request.work_dir_seen
     obj, library = seen / "jni_inference.o", seen / file_name
+    link_map = f"{file_name}.map"
     compile_argv = (
         app.cxx, *app.cxxflags, *(("-fPIC",) if "-fPIC" not in app.cxxflags else ()),
         *(f"-I{request.tree_src / directory}" for directory in HEADER_DIRS),
@@ -111,7 +114,7 @@ def plan_jni_library(request: JniLibraryRequest) -> JniLibraryPlan:
                      f"{', '.join(duplicates)} twice, so its objects are twice in libtensorflow-core.a")
     link_argv = (
         app.cxx, *_target_flags(app.cxxflags), "-shared", "-fPIC", "-o", str(library), str(obj),
-        f"-Wl,-soname,{file_name}",
+        f"-Wl,-soname,{file_name}", f"-Wl,-Map={seen / link_map}",
         "-Wl,--whole-archive", *map(str, request.whole_archive), "-Wl,--no-whole-archive",
         *map(str, request.archives),
         "-static-libstdc++", *(f"-Wl,--exclude-libs,{archive}" for archive in STATIC_RUNTIME),
@@ -131,6 +134,7 @@ def plan_jni_library(request: JniLibraryRequest) -> JniLibraryPlan:
     record = AndroidJniRecord(
         library=file_name, java_package=request.java_package, java_class=JAVA_CLASS,
         exports=JNI.patterns(), abi=request.android_arch, min_sdk=request.toolchain.api_level,
+        link_map=f"{JNI_DIR}/{link_map}",
     )
     notes.insert(0, f"JNI library: {file_name} for {request.java_package}.{JAVA_CLASS}, exporting only "
                     f"{', '.join((*JNI.optional, *JNI.symbols))}; libc++ static and hidden; NEEDED only bionic's "

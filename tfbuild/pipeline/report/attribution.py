@@ -142,6 +142,9 @@ class Attribution:
     empty_kernel_files: int = 0
     """Archive members compiled from kernel files that hold no code or data at all."""
     notes: tuple[str, ...] = ()
+    sections: Mapping[str, int] = field(default_factory=dict)
+    """Bytes by output section (``.text``, ``.rela.dyn``, ...), largest first: known only from a
+    linker map (:mod:`.linker_map`); empty for what ``nm`` read."""
 
     @property
     def op_bytes(self) -> int:
@@ -154,7 +157,7 @@ def attribute(table: SymbolTable, sources: SourceMap, *, artifact: str) -> Attri
     by_member: dict[str | None, list[Symbol]] = defaultdict(list)
     for symbol in table.symbols:
         by_member[symbol.member].append(symbol)
-    member_files = {member: _member_source(member, by_member.get(member, []), sources) for member in table.members}
+    member_files = {member: member_source(member, by_member.get(member, []), sources) for member in table.members}
     library_group = _library_group(artifact)
     groups = dict.fromkeys(GROUPS, 0)
     files: dict[str, int] = defaultdict(int)
@@ -215,7 +218,7 @@ def _group(name: str, source: str | None, kernel_file: str | None, pairs: tuple[
     if source is None and ("registrar__body__" in name or "tensorflow::functor::" in name.split("(", 1)[0]):
         return "kernels"  # a kernel factory, or a kernel's functor, whose file the name does not say
     if source is not None:
-        return _source_group(source)
+        return source_group(source)
     if "google::protobuf" in name:
         return "protobuf"
     if name.startswith(("tensorflow::", "TF_", "Tf")) or "tensorflow::" in name.split("(", 1)[0]:
@@ -224,7 +227,7 @@ def _group(name: str, source: str | None, kernel_file: str | None, pairs: tuple[
 
 
 @functools.lru_cache(maxsize=4096)
-def _source_group(source: str) -> str:
+def source_group(source: str) -> str:
     """The group of a source file that registers no kernels: generated protobuf code, protobuf,
     the Makefile's other downloaded dependencies, or TensorFlow's framework."""
     if PurePosixPath(source).stem.endswith((".pb", ".pb_text")) or "/protobuf/" in source:
@@ -232,7 +235,7 @@ def _source_group(source: str) -> str:
     return "framework" if source.startswith("tensorflow/") and "/downloads/" not in source else "other"
 
 
-def _member_source(member: str, symbols: list[Symbol], sources: SourceMap) -> str | None:
+def member_source(member: str, symbols: list[Symbol], sources: SourceMap) -> str | None:
     """The tree's source file an archive member was compiled from, by its stem; among several
     of that stem (``no_op.cc`` is both a kernel and an op definition), the kernel file when
     the member holds kernel code."""

@@ -15,6 +15,7 @@ from typing import Any
 from tfbuild import __version__
 from tfbuild.pipeline.report.attribution import GROUPS
 from tfbuild.pipeline.report.chart import Bar, bar_chart
+from tfbuild.pipeline.report.linker_map import MAP_GROUPS
 from tfbuild.pipeline.report.sizes import ArtifactReport, SizeReport
 from tfbuild.templating import render
 
@@ -100,6 +101,7 @@ def _artifact_json(item: ArtifactReport) -> dict[str, Any]:
             "ops": [{"ops": list(o.ops), "bytes": o.bytes, "files": list(o.files)} for o in attribution.ops],
             "empty_kernel_files": attribution.empty_kernel_files,
             "notes": list(attribution.notes),
+            "sections": dict(attribution.sections),
         },
     }
 
@@ -176,6 +178,10 @@ def _details(item: ArtifactReport, has_baseline: bool) -> dict[str, Any]:
         "gone": f"{len(gone):,} kernel file(s) of the baseline have no code or data left here "
         f"({_bytes(sum(gone.values()))} bytes there)" if gone and has_baseline else "",
         "notes": attribution.notes,
+        "sections": [
+            {"name": name, "bytes": _bytes(size), "share": _share(size, item.size)}
+            for name, size in attribution.sections.items()
+        ],
     }
 
 
@@ -185,9 +191,10 @@ def _group_bars(item: ArtifactReport) -> list[Bar]:
     assert attribution is not None
     baseline = item.baseline
     base_groups = baseline.groups if baseline is not None and baseline.groups else None
+    shown = (*GROUPS, *(group for group in MAP_GROUPS if group in attribution.groups))
     bars = [
         Bar(group, attribution.groups.get(group, 0), base_groups.get(group, 0) if base_groups else None)
-        for group in GROUPS
+        for group in shown
     ]
     base_outside = baseline.size - sum(base_groups.values()) if baseline is not None and base_groups else None
     return [*bars, Bar(OUTSIDE_SYMBOLS, item.outside_symbols or 0, base_outside)]

@@ -28,6 +28,7 @@ from tfbuild.pipeline.report.baseline import (
     mismatches,
     recorded_baseline,
 )
+from tfbuild.pipeline.report.linker_map import LinkMapError, attribute_link_map, read_link_map
 from tfbuild.pipeline.report.objects import object_kind
 from tfbuild.pipeline.report.symbols import read_symbols
 from tfbuild.tree.kernel_index import build_kernel_index
@@ -163,6 +164,8 @@ def measure_build(output_dir: Path, *, nm: str | None = None) -> BuildSizes:
     if commit and source and Path(source).is_dir():
         commit = base_commit(Path(source), commit)
     stock, selection = _selection(output_dir, manifest.header, notes)
+    jni = manifest.android_jni
+    link_maps = {jni.library: output_dir / jni.link_map} if jni is not None and jni.link_map else {}
     return BuildSizes(
         output_dir=output_dir,
         target=manifest.target,
@@ -174,7 +177,10 @@ def measure_build(output_dir: Path, *, nm: str | None = None) -> BuildSizes:
         stock=stock,
         size_profile=manifest.size_profile.name if manifest.size_profile else None,
         created=manifest.created,
-        artifacts=tuple(_artifact(output_dir, record, sources, nm=nm) for record in manifest.artifacts),
+        artifacts=tuple(
+            _artifact(output_dir, record, sources, nm=nm, link_map=link_maps.get(record.name))
+            for record in manifest.artifacts
+        ),
         notes=tuple(notes),
     )
 
@@ -220,8 +226,12 @@ def _selection(output_dir: Path, header: FileRecord, notes: list[str]) -> tuple[
     return contents.registers_everything, contents.summary()
 
 
-def _artifact(output_dir: Path, record: FileRecord, sources: SourceMap, *, nm: str | None) -> ArtifactReport:
-    """One artifact's sizes: on disk now (the manifest's figure if it is gone) and by symbol."""
+def _artifact(
+    output_dir: Path, record: FileRecord, sources: SourceMap, *, nm: str | None, link_map: Path | None = None
+) -> ArtifactReport:
+    """One artifact's sizes: on disk now (the manifest's figure if it is gone), and where its
+    bytes come from: by the linker's map when the build wrote one (it holds what a stripped
+    library no longer names), else by symbol."""
     name, kind = record.name, record.kind
     candidates = (output_dir / name, *([Path(record.path)] if record.path else []))
     path = next((p for p in candidates if p.is_file()), None)
@@ -234,8 +244,20 @@ def _artifact(output_dir: Path, record: FileRecord, sources: SourceMap, *, nm: s
         return replace(base, note="an archive of no object files")
     if kind in _NOT_CODE or found.format == "unknown":
         return replace(base, note="not an object file: no symbols to attribute")
+    if link_map is not None and link_map.is_file():
+        return _by_link_map(base, output_dir, link_map, sources)
     try:
         table = read_symbols(path, nm=nm)
     except TfbuildError as error:
         return replace(base, note=error.one_line())
     return replace(base, attribution=attribute(table, sources, artifact=name))
+
+
+def _by_link_map(base: ArtifactReport, output_dir: Path, link_map: Path, sources: SourceMap) -> ArtifactReport:
+    """A linked library's attribution from the map its link wrote (:mod:`.linker_map`)."""
+    try:
+        mapped = read_link_map(link_map)
+    except (OSError, LinkMapError) as error:
+        return replace(base, note=f"its linker map cannot be read: {error}")
+    shown = link_map.relative_to(output_dir) if link_map.is_relative_to(output_dir) else link_map
+    return replace(base, attribution=attribute_link_map(mapped, sources, tool=f"the linker's map, {shown}"))
