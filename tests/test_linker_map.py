@@ -4,7 +4,6 @@ static) read into groups and sections, and a file of another shape refused."""
 from __future__ import annotations
 
 import subprocess
-from pathlib import Path
 
 import pytest
 

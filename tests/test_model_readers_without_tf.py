@@ -20,7 +20,7 @@ from tfbuild.model.header import render_header
 from tfbuild.model.installed import installed_tensorflow
 from tfbuild.model.kernel_match import parse_device_type
 from tfbuild.model.kernel_registry import load_kernel_registry
-from tfbuild.model.protos import ROOT_PROTO, descriptor_set
+from tfbuild.model.protos import ROOT_PROTO, ROOT_PROTOS, descriptor_set
 
 pytestmark = pytest.mark.tensorflow
 
@@ -203,7 +203,7 @@ def test_descriptor_set_is_read_from_the_wheel_and_cached_by_version(tmp_path):
     tensorflow = installed_tensorflow()
     data = descriptor_set(tensorflow, tmp_path)
     files = [f.name for f in descriptor_pb2.FileDescriptorSet.FromString(data).file]
-    assert files[-1] == ROOT_PROTO and "tensorflow/core/framework/graph.proto" in files
+    assert files[-1] == ROOT_PROTOS[-1] and ROOT_PROTO in files and "tensorflow/core/framework/graph.proto" in files
     assert files.index("tensorflow/core/framework/attr_value.proto") < files.index("tensorflow/core/framework/node_def.proto")
     (cached,) = (tmp_path / "tensorflow-protos").iterdir()
     assert cached.name.startswith(f"{tensorflow.version}-") and cached.read_bytes() == data

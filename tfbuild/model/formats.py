@@ -1,10 +1,11 @@
 """Model files as TensorFlow NodeDefs: recognise what a file holds, whatever it is called.
 
 Release engineers hand tfbuild whatever their training team exported: frozen GraphDefs, text
-GraphDefs, SavedModel directories, ``.meta`` files, TFLite flatbuffers with Select-TF ops, or a
-JSON ops list written by an earlier run. File names lie (``model.txt`` that is a binary proto,
-``graph.pb`` that is text), so the format is decided from the content and the directory layout;
-the extension only breaks ties between interpretations that are equally clean.
+GraphDefs, memmapped packages (:mod:`tfbuild.model.memmapped`), SavedModel directories, ``.meta``
+files, TFLite flatbuffers with Select-TF ops, or a JSON ops list written by an earlier run. File
+names lie (``model.txt`` that is a binary proto, ``graph.pb`` that is text), so the format is
+decided from the content and the directory layout; the extension only breaks ties between
+interpretations that are equally clean.
 
 The result, :class:`LoadedModel`, exposes every NodeDef the model can execute: the graph's own
 nodes and every node of every function in its library (``tf.function``, control-flow-v2
@@ -30,6 +31,7 @@ from typing import Any
 
 from tfbuild.errors import InputFileError, ToolchainError
 from tfbuild.fileio import sha256_file
+from tfbuild.model.memmapped import is_package, read_package
 from tfbuild.model.scope import ModelScope, scoped_graph_defs
 
 TFLITE_IDENTIFIER = b"TFL3"
@@ -56,6 +58,7 @@ class ModelFormat(StrEnum):
     SAVED_MODEL_PROTO_TEXT = "saved-model-proto-text"
     TFLITE = "tflite"
     OPS_LIST = "ops-list"
+    MEMMAPPED = "memmapped"  # a memmapped package (convert_graphdef_memmapped_format)
 
 
 @dataclass(frozen=True)
@@ -132,6 +135,9 @@ def load_model(path: Path | str, scope: ModelScope = EVERYTHING) -> LoadedModel:
     if path.is_dir():
         return _load_saved_model_dir(path, scope)
     data = _read_nonempty(path)
+    if is_package(data):
+        package = read_package(path, data)
+        return LoadedModel(path, ModelFormat.MEMMAPPED, sha256_file(path), graph_defs=(package.graph_def,))
     text = _as_text(data)
     if data[4:8] == TFLITE_IDENTIFIER:
         return _with_proto_fallback(path, data, scope, lambda: _load_tflite(path, data))
@@ -221,7 +227,7 @@ def _load_proto_file(path: Path, data: bytes, text: str | None, scope: ModelScop
     if text_error is not None:
         raise InputFileError(f"{path}: {text_error}", hint="fix the text proto or re-export the model")
     raise InputFileError(
-        f"{path}: not a GraphDef, MetaGraphDef, SavedModel, TFLite model or JSON ops list "
+        f"{path}: not a GraphDef, MetaGraphDef, SavedModel, memmapped package, TFLite model or JSON ops list "
         "(binary parse failed; truncated or corrupt?)",
         hint="re-export the model",
     )

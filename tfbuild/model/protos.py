@@ -30,8 +30,12 @@ from tfbuild.model.installed import InstalledTensorFlow, installed_tensorflow
 log = logging.getLogger(__name__)
 
 ROOT_PROTO = "tensorflow/core/protobuf/saved_model.proto"
-"""The file whose import closure holds every message tfbuild reads: SavedModel, MetaGraphDef,
-GraphDef, FunctionDef, NodeDef, AttrValue, DataType."""
+"""The file whose import closure holds the model messages tfbuild reads: SavedModel,
+MetaGraphDef, GraphDef, FunctionDef, NodeDef, AttrValue, DataType."""
+ROOT_PROTOS = (ROOT_PROTO, "tensorflow/core/util/memmapped_file_system.proto")
+"""Every file whose messages tfbuild reads, the memmapped package's directory included."""
+_SET_VERSION = 2
+"""Part of the cached set's name: a set made for fewer :data:`ROOT_PROTOS` is not reused."""
 
 _CACHE_SUBDIR = "tensorflow-protos"
 
@@ -41,7 +45,10 @@ def message_class(full_name: str) -> type[Any]:
     its generated modules are loaded, else the private pool's (see the module doc)."""
     from google.protobuf import message_factory
 
-    descriptor = _pool().FindMessageTypeByName(full_name)
+    try:
+        descriptor = _pool().FindMessageTypeByName(full_name)
+    except KeyError:  # TensorFlow is loaded but has not imported that message's module
+        descriptor = _private_pool().FindMessageTypeByName(full_name)
     if hasattr(message_factory, "GetMessageClass"):  # older protobuf runtimes only have the factory
         return message_factory.GetMessageClass(descriptor)  # type: ignore[no-any-return]
     return message_factory.MessageFactory(descriptor.file.pool).GetPrototype(descriptor)  # type: ignore[no-any-return]
@@ -75,12 +82,12 @@ def _private_pool() -> Any:
 
 
 def descriptor_set(tensorflow: InstalledTensorFlow, cache_root: Path | None = None) -> bytes:
-    """The serialized ``FileDescriptorSet`` of :data:`ROOT_PROTO` and its imports, read from the
+    """The serialized ``FileDescriptorSet`` of :data:`ROOT_PROTOS` and their imports, read from the
     wheel of ``tensorflow`` the first time and from the cache after that."""
     from google.protobuf import descriptor_pb2
     from google.protobuf.message import DecodeError
 
-    path = (cache_root or cache_dir()) / _CACHE_SUBDIR / f"{tensorflow.cache_name()}.binpb"
+    path = (cache_root or cache_dir()) / _CACHE_SUBDIR / f"{tensorflow.cache_name()}-v{_SET_VERSION}.binpb"
     try:
         cached = path.read_bytes()
         if descriptor_pb2.FileDescriptorSet.FromString(cached).file:
@@ -110,7 +117,8 @@ def _extract_descriptor_set(tensorflow: InstalledTensorFlow) -> bytes:
             add(dependency)
         file_set.file.append(file)  # after its dependencies
 
-    add(ROOT_PROTO)
+    for root in ROOT_PROTOS:
+        add(root)
     return bytes(file_set.SerializeToString())
 
 
