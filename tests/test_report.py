@@ -18,6 +18,7 @@ import re
 import shutil
 import subprocess
 import sys
+import zipfile
 from collections import defaultdict
 from pathlib import Path, PurePosixPath
 
@@ -47,6 +48,7 @@ SELECTED = {  # op -> the kernel class the selective header keeps
     "NoOp": "NoOp",
 }
 CXXFLAGS = ("--std=c++11", "-DIS_SLIM_BUILD", "-fno-exceptions", "-DNDEBUG", "-O2", "-fPIC")
+MODEL = Path(__file__).resolve().parent.parent / "examples" / "custom_ops" / "model.pbtxt"
 ARCHIVE, SHARED = "libtensorflow-core.a", "libkernels.so"
 BAR_BLUE = (0x2F, 0x6D, 0xB5)
 
@@ -90,8 +92,10 @@ def compile_build(tree: Path, out: Path, *, stock: bool, cxx: str = "g++", ar: s
                      generated_files=(), artifacts=tuple(artifacts), output_dir=out)
     commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=tree, capture_output=True, text=True,
                             check=True).stdout.strip()
+    model = out / "model.pbtxt"
+    shutil.copy(MODEL, model)
     manifest = make_manifest(
-        plan, artifacts=[out / a.name for a in artifacts], header=header, models=(),
+        plan, artifacts=[out / a.name for a in artifacts], header=header, models=(model,),
         tensorflow=TensorFlowRecord(version="1.13.0", commit=commit, source=str(tree), analysis_version="test"),
         image_id=None,
     )
@@ -245,6 +249,20 @@ def test_shared_library_ops_are_their_kernel_classes_symbols(builds, reports, bu
     assert ("Add", "AddV2") in ops
     assert (("Sub",) in ops) == (build == "stock")
     assert attribution["symbol_bytes"] == sum(size for *_, size, _ in symbols)
+
+
+@pytest.mark.compiler
+def test_the_models_are_shown_raw_and_deflated_as_a_zip_stores_them(builds, reports, tmp_path):
+    """The app downloads the model beside the binary: its size, and its size in a zip (the
+    oracle: Python's zipfile, deflate at its default level, as an APK stores it)."""
+    model = builds["selective"] / "model.pbtxt"
+    with zipfile.ZipFile(tmp_path / "app.zip", "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        archive.write(model, "model.pbtxt")
+        stored = archive.getinfo("model.pbtxt").compress_size
+    assert reports["selective"]["models"] == [{"name": "model.pbtxt", "size": model.stat().st_size,
+                                               "deflated": stored}]
+    assert 0 < stored < model.stat().st_size
+    assert f"| model.pbtxt | {model.stat().st_size:,} | {stored:,} |" in reports["markdown"]
 
 
 @pytest.mark.compiler

@@ -71,6 +71,7 @@ def report_json(report: SizeReport) -> dict[str, Any]:
         },
         "baseline_status": report.baseline_status,
         "artifacts": [_artifact_json(item) for item in build.artifacts],
+        "models": [{"name": m.name, "size": m.size, "deflated": m.compressed} for m in build.models],
         "notes": list(build.notes),
         "figures": build.figures().to_dict(),
     }
@@ -117,6 +118,12 @@ def report_view(report: SizeReport) -> dict[str, Any]:
         "mismatches": report.baseline_mismatches,
         "has_baseline": has_baseline,
         "artifacts": [_artifact_row(item) for item in build.artifacts],
+        "models": [
+            {"name": m.name, "size": _bytes(m.size),
+             "deflated": _bytes(m.compressed) if m.compressed is not None else "(file gone)",
+             "share": _share(m.compressed, m.size) if m.compressed is not None else ""}
+            for m in build.models
+        ],
         "details": [_details(item, has_baseline) for item in build.artifacts if item.attribution is not None],
         "notes": build.notes,
         "outside_symbols": OUTSIDE_SYMBOLS,

@@ -12,6 +12,7 @@ without one.
 from __future__ import annotations
 
 import json
+import zlib
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -73,6 +74,16 @@ class ArtifactReport:
 
 
 @dataclass(frozen=True)
+class ModelSize:
+    """A model the app downloads beside the binary: its bytes, and its bytes deflated as an APK
+    or a zip download stores it (None when the file is gone since the build)."""
+
+    name: str
+    size: int
+    compressed: int | None
+
+
+@dataclass(frozen=True)
 class BuildSizes:
     """What one build measured, before any comparison."""
 
@@ -91,6 +102,7 @@ class BuildSizes:
     created: str | None
     artifacts: tuple[ArtifactReport, ...]
     notes: tuple[str, ...] = ()
+    models: tuple[ModelSize, ...] = ()
 
     @property
     def key(self) -> BaselineKey | None:
@@ -182,7 +194,33 @@ def measure_build(output_dir: Path, *, nm: str | None = None) -> BuildSizes:
             for record in manifest.artifacts
         ),
         notes=tuple(notes),
+        models=tuple(model_size(record) for record in manifest.models),
     )
+
+
+def model_size(record: FileRecord) -> ModelSize:
+    """The model of ``record`` as the app ships it: raw, and deflated (zlib level 6, zip's
+    default) file by file for a SavedModel directory."""
+    path = Path(record.path) if record.path else None
+    if path is None or not path.exists():
+        return ModelSize(record.name, record.size, None)
+    files = sorted(item for item in path.rglob("*") if item.is_file()) if path.is_dir() else [path]
+    try:
+        size = sum(item.stat().st_size for item in files)
+        compressed = sum(_deflated_size(item) for item in files)
+    except OSError:
+        return ModelSize(record.name, record.size, None)
+    return ModelSize(record.name, size, compressed)
+
+
+def _deflated_size(path: Path) -> int:
+    """Bytes of ``path`` deflated as a zip entry stores it (raw deflate, no zlib header)."""
+    compressor = zlib.compressobj(6, zlib.DEFLATED, -zlib.MAX_WBITS)
+    total = 0
+    with open(path, "rb") as file:
+        while chunk := file.read(1 << 20):
+            total += len(compressor.compress(chunk))
+    return total + len(compressor.flush())
 
 
 def _figures_of(output_dir: Path, *, nm: str | None) -> BuildFigures:
