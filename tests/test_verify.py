@@ -328,6 +328,48 @@ def test_integers_must_be_equal_and_nan_equals_nan():
     assert not compare_tensor("f:0", "output", np.array([np.nan, 1.0, -np.inf], np.float32), nan, 0.5).passed
 
 
+def test_a_tensor_computed_from_8_bit_values_passes_within_two_steps_of_its_grid():
+    expected = np.linspace(0.0, 2.55, 256, dtype=np.float32)  # range 2.55: one 8-bit step is 0.01
+    one_and_a_half = expected + np.float32(0.015)
+    plain = compare_tensor("y:0", "output", one_and_a_half, expected, 1e-4)
+    assert not plain.passed and plain.bound == "float" and plain.step is None  # 0.015 > 1e-4 * 2.55
+    eight_bit = compare_tensor("y:0", "output", one_and_a_half, expected, 1e-4, eight_bit=True)
+    assert eight_bit.passed and eight_bit.bound == "8-bit" and eight_bit.step == pytest.approx(0.01)
+    three_steps = compare_tensor("y:0", "output", expected + np.float32(0.03), expected, 1e-4, eight_bit=True)
+    assert not three_steps.passed and three_steps.mismatched == 256
+    # Integers stay exact whatever the model: the 8-bit rule is for values on a float grid.
+    assert compare_tensor("n:0", "output", np.array([1, 2]), np.array([1, 3]), 1e-4, eight_bit=True).bound == "exact"
+
+
+QUANTIZED_GRAPH = """
+node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } }
+       attr { key: "shape" value { shape { dim { size: 1 } dim { size: 4 } } } } }
+node { name: "two" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } }
+       attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape { } float_val: 2 } } } }
+node { name: "lo" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } }
+       attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape { } float_val: -4 } } } }
+node { name: "hi" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } }
+       attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape { } float_val: 4 } } } }
+node { name: "scaled" op: "Mul" input: "x" input: "two" attr { key: "T" value { type: DT_FLOAT } } }
+node { name: "q" op: "QuantizeV2" input: "scaled" input: "lo" input: "hi" attr { key: "T" value { type: DT_QUINT8 } } }
+node { name: "dq" op: "Dequantize" input: "q" input: "q:1" input: "q:2" attr { key: "T" value { type: DT_QUINT8 } } }
+node { name: "act" op: "Relu" input: "dq" attr { key: "T" value { type: DT_FLOAT } } }
+node { name: "out" op: "Identity" input: "act" attr { key: "T" value { type: DT_FLOAT } } }
+"""
+
+
+def test_the_probe_marks_what_a_dequantize_feeds_as_8_bit(tmp_path):
+    from tfbuild.model.formats import load_model
+    from tfbuild.pipeline.verify.probe import plan_probe
+
+    path = tmp_path / "quantized.pbtxt"
+    path.write_text(QUANTIZED_GRAPH)
+    probe = plan_probe(load_model(path).graph_defs[0], where="graph")
+    assert probe.outputs == ("out:0",)
+    assert {"scaled:0", "dq:0", "act:0"} <= set(probe.intermediates)
+    assert probe.eight_bit == {"out:0", "dq:0", "act:0"}  # the float Mul before QuantizeV2 is not
+
+
 def test_shape_or_dtype_differences_fail_without_values():
     shape = compare_tensor("t:0", "intermediate", np.zeros((2, 3), np.float32), np.zeros((3, 2), np.float32), 1.0)
     assert not shape.passed and shape.problem == "shape [2, 3], expected [3, 2]"

@@ -11,6 +11,13 @@ tfbuild against TF 2.21: at most 5e-7 of the peak, through every layer.) Integer
 tensors must be equal. NaN equals NaN, an infinity only itself. A tensor whose dtype or shape
 differs fails whatever its values.
 
+A floating-point tensor computed from 8-bit values (downstream of a ``Dequantize``: a
+``quantize_nodes`` graph, or ``quantize_weights``' dequantized weights) carries the rounding of
+the 8-bit grid, which two runtimes may place one step apart (another requantization range,
+another rounding of a ``Requantize``): such a tensor also passes within ``EIGHT_BIT_STEPS`` steps
+of 1/255 of its own value range (the largest minus the smallest expected value), and its diff
+says which bound applied.
+
 For each tensor the diff keeps the largest absolute and relative differences and the element
 furthest out of bounds (its index, and both values), which is what a failure message names.
 """
@@ -25,9 +32,13 @@ import numpy as np
 from tfbuild.pipeline.verify.tensor_file import Array
 
 DEFAULT_TOLERANCE = 1e-4
+EIGHT_BIT_STEPS = 2
+"""How many steps of the 8-bit grid a tensor computed from 8-bit values may be off."""
+EIGHT_BIT_LEVELS = 255
 TOLERANCE_RULE = (
     "floating point: |got - expected| <= tolerance * (largest finite |expected| of the tensor); "
-    "integers and bools: equal"
+    f"computed from 8-bit values: or <= {EIGHT_BIT_STEPS} steps of (max - min of the expected tensor) / "
+    f"{EIGHT_BIT_LEVELS}; integers and bools: equal"
 )
 
 Role = Literal["output", "intermediate"]
@@ -59,6 +70,11 @@ class TensorDiff:
     worst: Worst | None
     problem: str | None = None
     """Why the tensors cannot be compared element by element (dtype or shape differ, missing)."""
+    bound: str = "float"
+    """Which bound applied: ``float`` (tolerance times the peak), ``8-bit`` (steps of the 8-bit
+    grid, the larger of the two) or ``exact`` (integers and bools)."""
+    step: float | None = None
+    """For ``8-bit``: one step of the grid, (max - min) / 255 of the expected tensor."""
 
     @property
     def passed(self) -> bool:
@@ -81,8 +97,11 @@ class TensorDiff:
         )
 
 
-def compare_tensor(tensor: str, role: Role, got: Array | None, expected: Array, tolerance: float) -> TensorDiff:
-    """Compare ``got`` (the target's, None when it did not write it) with ``expected``."""
+def compare_tensor(
+    tensor: str, role: Role, got: Array | None, expected: Array, tolerance: float, *, eight_bit: bool = False
+) -> TensorDiff:
+    """Compare ``got`` (the target's, None when it did not write it) with ``expected``;
+    ``eight_bit``: the tensor is computed from 8-bit values (see the module doc)."""
     shape = tuple(int(dim) for dim in expected.shape)
     dtype = str(expected.dtype)
     if got is None:
@@ -105,10 +124,15 @@ def compare_tensor(tensor: str, role: Role, got: Array | None, expected: Array, 
         # all-zero tensor is matched to the dtype's smallest normal number.
         peak = float(np.max(np.abs(exact_wide[finite]), initial=0.0))
         scale = max(peak, float(np.finfo(expected.dtype).tiny))
-        bound = np.where(finite, tolerance * scale, 0.0)
+        limit, kind, step = tolerance * scale, "float", None
+        if eight_bit and finite.any():
+            step = float(np.max(exact_wide[finite]) - np.min(exact_wide[finite])) / EIGHT_BIT_LEVELS
+            limit, kind = max(limit, EIGHT_BIT_STEPS * step), "8-bit"
+        bound = np.where(finite, limit, 0.0)
     else:
         diff = np.where(got == expected, 0.0, np.abs(got_wide - exact_wide))
         bound = np.zeros_like(diff)
+        kind, step = "exact", None
     out = diff > bound
     with np.errstate(divide="ignore", invalid="ignore"):
         # Relative to the expected value where that is finite and not zero (a ReLU's zeros
@@ -125,6 +149,8 @@ def compare_tensor(tensor: str, role: Role, got: Array | None, expected: Array, 
         max_rel_diff=float(np.max(relative)),
         mismatched=int(np.count_nonzero(out)),
         worst=worst,
+        bound=kind,
+        step=step,
     )
 
 

@@ -51,6 +51,8 @@ PASS_THROUGH = frozenset(
     }
 )
 """Ops that pass a tensor on (or steer control flow): an output may be one, an intermediate not."""
+DEQUANTIZE_OPS = frozenset({"Dequantize"})
+"""Where 8-bit values become floating-point ones again (``quantize_nodes``, ``quantize_weights``)."""
 LOOP_ENTERS = frozenset({"Enter", "RefEnter"})
 LOOP_EXITS = frozenset({"Exit", "RefExit"})
 SWITCHES = frozenset({"Switch", "RefSwitch"})
@@ -76,6 +78,8 @@ class Probe:
     feeds: tuple[Feed, ...]
     outputs: tuple[str, ...]
     intermediates: tuple[str, ...]
+    eight_bit: frozenset[str] = frozenset()
+    """The compared tensors computed from 8-bit values: a ``Dequantize`` or what it feeds."""
 
 
 def parse_input_shape(text: str) -> tuple[str, tuple[int, ...]]:
@@ -111,7 +115,10 @@ def plan_probe(
     feeds = tuple(_feed(node, shapes.get(name), where) for name, node in nodes.items() if node.op in FED_OPS)
     chosen = _outputs(nodes, outputs, where)
     output_nodes = {tensor.rsplit(":", 1)[0] for tensor in chosen}
-    return Probe(feeds=feeds, outputs=chosen, intermediates=_intermediates(nodes, output_nodes, max_intermediates))
+    intermediates = _intermediates(nodes, output_nodes, max_intermediates)
+    dequantized = _downstream(nodes, DEQUANTIZE_OPS)
+    eight_bit = frozenset(tensor for tensor in (*chosen, *intermediates) if _source(tensor) in dequantized)
+    return Probe(feeds=feeds, outputs=chosen, intermediates=intermediates, eight_bit=eight_bit)
 
 
 def make_inputs(feeds: Sequence[Feed], *, seed: int) -> dict[str, Array]:
@@ -172,12 +179,17 @@ def _consumed(nodes: Mapping[str, Any]) -> set[str]:
 
 def _fed_path(nodes: Mapping[str, Any]) -> set[str]:
     """Names of the nodes whose value depends on a fed placeholder (data edges only)."""
+    return _downstream(nodes, FED_OPS)
+
+
+def _downstream(nodes: Mapping[str, Any], ops: frozenset[str]) -> set[str]:
+    """Names of the nodes of ``ops`` and of every node their values reach (data edges)."""
     consumers: dict[str, list[str]] = {}
     for name, node in nodes.items():
         for source in node.input:
             if not source.startswith("^"):
                 consumers.setdefault(_source(source), []).append(name)
-    reached = {name for name, node in nodes.items() if node.op in FED_OPS}
+    reached = {name for name, node in nodes.items() if node.op in ops}
     pending = list(reached)
     while pending:
         for consumer in consumers.get(pending.pop(), ()):

@@ -456,7 +456,8 @@ def _compare(model: _Model, expected: Mapping[str, Array], tolerance: float) -> 
     got = read_tensor_file(model.target)
     outputs = set(model.probe.outputs)
     return tuple(
-        compare_tensor(name, "output" if name in outputs else "intermediate", got.get(name), wanted, tolerance)
+        compare_tensor(name, "output" if name in outputs else "intermediate", got.get(name), wanted, tolerance,
+                       eight_bit=name in model.probe.eight_bit)
         for name, wanted in expected.items()
     )
 
@@ -515,6 +516,8 @@ def _diff_record(diff: TensorDiff) -> dict[str, Any]:
         "mismatched": diff.mismatched,
         "worst": worst,
         "problem": diff.problem,
+        "bound": diff.bound,
+        "step": diff.step,
     }
 
 
