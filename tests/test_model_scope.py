@@ -164,3 +164,36 @@ def test_header_of_builtin_only_tflite_says_so(models, tmp_path, capsys):
     assert "needs no TensorFlow kernels" in capsys.readouterr().err
     with pytest.raises(InputFileError, match="TFLite builtin ops only, which need no TensorFlow kernels.*register nothing"):
         render_header(analyze_models([models.tflite_builtin_only]), HeaderOptions(default_ops=""))
+
+
+@pytest.fixture(scope="module")
+def two_heads(tmp_path_factory):
+    """A frozen graph with a serving head, a training leftover (a second head with its own ops)
+    and a summary, written by TensorFlow."""
+    import tensorflow as tf
+
+    graph = tf.Graph()
+    with graph.as_default():
+        x = tf.compat.v1.placeholder(tf.float32, [1, 4], name="x")
+        hidden = tf.nn.relu(tf.matmul(x, tf.ones([4, 4])), name="hidden")
+        tf.nn.softmax(hidden, name="probabilities")
+        tf.reduce_sum(tf.square(hidden - 1.0), name="loss")  # training only: Square, Sub, Sum
+    path = tmp_path_factory.mktemp("heads") / "frozen.pb"
+    path.write_bytes(graph.as_graph_def().SerializeToString())
+    return path
+
+
+@pytest.mark.tensorflow
+def test_outputs_keep_what_tensorflows_extract_sub_graph_keeps(two_heads):
+    import tensorflow as tf
+
+    graph_def = tf.compat.v1.GraphDef.FromString(two_heads.read_bytes())
+    expected = tf.compat.v1.graph_util.extract_sub_graph(graph_def, ["probabilities"])
+    model = load_model(two_heads, ModelScope(outputs=("probabilities:0",)))
+    assert [n.name for n in model.graph_defs[0].node] == [n.name for n in expected.node]
+    assert model.scope == "what probabilities depend(s) on"
+    ops = {node.op for node in model.graph_defs[0].node}
+    assert "Softmax" in ops and not ops & {"Square", "Sub", "Sum"}
+    with pytest.raises(ConfigError, match="--output nothere: no such node in the graph") as raised:
+        load_model(two_heads, ModelScope(outputs=("nothere",)))
+    assert raised.value.hint == "its likely outputs: probabilities, loss"

@@ -32,7 +32,7 @@ from typing import Any
 from tfbuild.errors import InputFileError, ToolchainError
 from tfbuild.fileio import sha256_file
 from tfbuild.model.memmapped import is_package, read_package
-from tfbuild.model.scope import ModelScope, scoped_graph_defs
+from tfbuild.model.scope import ModelScope, output_graph_def, scoped_graph_defs
 
 TFLITE_IDENTIFIER = b"TFL3"
 """FlatBuffers file identifier of TFLite models, stored at bytes 4..8."""
@@ -137,7 +137,8 @@ def load_model(path: Path | str, scope: ModelScope = EVERYTHING) -> LoadedModel:
     data = _read_nonempty(path)
     if is_package(data):
         package = read_package(path, data)
-        return LoadedModel(path, ModelFormat.MEMMAPPED, sha256_file(path), graph_defs=(package.graph_def,))
+        graph_defs, described = _output_scoped(path, (package.graph_def,), scope)
+        return LoadedModel(path, ModelFormat.MEMMAPPED, sha256_file(path), graph_defs=graph_defs, scope=described)
     text = _as_text(data)
     if data[4:8] == TFLITE_IDENTIFIER:
         return _with_proto_fallback(path, data, scope, lambda: _load_tflite(path, data))
@@ -248,7 +249,14 @@ def _scoped(path: Path, kind: str, message: Any, scope: ModelScope) -> tuple[tup
         return scoped_graph_defs(path, message.meta_graphs, scope)
     if kind == "MetaGraphDef":
         return scoped_graph_defs(path, [message], scope)
-    return _graph_defs_of(kind, message), ""
+    return _output_scoped(path, _graph_defs_of(kind, message), scope)
+
+
+def _output_scoped(path: Path, graph_defs: tuple[Any, ...], scope: ModelScope) -> tuple[tuple[Any, ...], str]:
+    """A GraphDef's (or a memmapped package's) graphs narrowed to ``scope.outputs``, if any."""
+    if not scope.outputs:
+        return graph_defs, ""
+    return tuple(output_graph_def(path, graph, scope.outputs) for graph in graph_defs), scope.describe_outputs()
 
 
 def _as_text(data: bytes) -> str | None:

@@ -13,7 +13,10 @@ the app never runs. A :class:`ModelScope` narrows the analysis to what one signa
   runs first (``__saved_model_init_op``, or TF1's ``saved_model_main_op``/``legacy_init_op``
   collections: table initialisers) counts too; the checkpoint restore op does not.
 
-The default scope is everything: every node of every MetaGraph, as before.
+``outputs`` narrows any graph (a frozen GraphDef, a memmapped package, a MetaGraph) the same way
+to what the named nodes depend on, as ``strip_unused_nodes`` does before a mobile build: training
+leftovers (summaries, savers, a second head) drop out of the header. The default scope is
+everything: every node of every MetaGraph.
 """
 
 from __future__ import annotations
@@ -36,10 +39,13 @@ class ModelScope:
 
     tags: tuple[str, ...] = ()
     signature: str | None = None
+    outputs: tuple[str, ...] = ()
+    """Node names (``softmax``, ``softmax:0`` and ``^softmax`` name the same node): keep what they
+    depend on (empty: every node)."""
 
     @property
     def everything(self) -> bool:
-        return not self.tags and self.signature is None
+        return not self.tags and self.signature is None and not self.outputs
 
     def describe(self, meta_graph: Any) -> str:
         """``signature serving_default of MetaGraph [serve]``: recorded with the model."""
@@ -48,16 +54,43 @@ class ModelScope:
             return f"MetaGraph {tags}"
         return f"signature {self.signature} of MetaGraph {tags}"
 
+    def describe_outputs(self) -> str:
+        """``what outputs softmax, logits depend on``: recorded with the model."""
+        return f"what {', '.join(_node_name(name) for name in self.outputs)} depend(s) on"
+
 
 def scoped_graph_defs(path: Path, meta_graphs: Sequence[Any], scope: ModelScope) -> tuple[tuple[Any, ...], str]:
     """The GraphDefs of ``meta_graphs`` that ``scope`` covers, and its description (``""`` for
     everything). ``path`` names the model in errors."""
     if scope.everything:
         return tuple(m.graph_def for m in meta_graphs), ""
+    if not scope.tags and scope.signature is None:  # outputs alone: each graph narrowed to them
+        return tuple(output_graph_def(path, m.graph_def, scope.outputs) for m in meta_graphs), scope.describe_outputs()
     meta_graph = _choose_meta_graph(path, meta_graphs, scope)
-    if scope.signature is None:
-        return (meta_graph.graph_def,), scope.describe(meta_graph)
-    return (signature_graph_def(path, meta_graph, scope.signature),), scope.describe(meta_graph)
+    graph_def = meta_graph.graph_def
+    if scope.signature is not None:
+        graph_def = signature_graph_def(path, meta_graph, scope.signature)
+    described = scope.describe(meta_graph)
+    if scope.outputs:
+        graph_def = output_graph_def(path, graph_def, scope.outputs)
+        described = f"{described}: {scope.describe_outputs()}"
+    return (graph_def,), described
+
+
+def output_graph_def(path: Path, graph_def: Any, outputs: Sequence[str]) -> Any:
+    """A copy of ``graph_def`` with only what the nodes ``outputs`` depend on (see the module
+    doc); a name the graph does not have is a :class:`ConfigError` listing likely outputs."""
+    nodes = {node.name: node for node in graph_def.node}
+    missing = sorted({_node_name(name) for name in outputs} - set(nodes))
+    if missing:
+        consumed = {_node_name(text) for node in graph_def.node for text in node.input}
+        sinks = [name for name, node in nodes.items() if name not in consumed and node.op not in ("Const", "NoOp")]
+        raise ConfigError(
+            f"{path}: --output {', '.join(missing)}: no such node in the graph",
+            hint=f"its likely outputs: {', '.join(sinks[:8]) or 'none'}",
+        )
+    kept = _reachable_nodes(path, "--output", nodes, [_node_name(name) for name in outputs])
+    return _subgraph(graph_def, nodes, kept)
 
 
 def _choose_meta_graph(path: Path, meta_graphs: Sequence[Any], scope: ModelScope) -> Any:
@@ -98,7 +131,12 @@ def signature_graph_def(path: Path, meta_graph: Any, signature: str) -> Any:
         if collection in meta_graph.collection_def:
             roots += meta_graph.collection_def[collection].node_list.value
     nodes = {node.name: node for node in graph_def.node}
-    kept_nodes = _reachable_nodes(path, signature, nodes, [_node_name(name) for name in roots])
+    kept_nodes = _reachable_nodes(path, f"signature {signature!r}", nodes, [_node_name(name) for name in roots])
+    return _subgraph(graph_def, nodes, kept_nodes)
+
+
+def _subgraph(graph_def: Any, nodes: dict[str, Any], kept_nodes: set[str]) -> Any:
+    """``graph_def`` with the nodes ``kept_nodes`` and the library functions they reach."""
     functions = {function.signature.name: function for function in graph_def.library.function}
     kept_functions = _reachable_functions(functions, (nodes[name] for name in kept_nodes))
     scoped = type(graph_def)()
@@ -112,7 +150,7 @@ def signature_graph_def(path: Path, meta_graph: Any, signature: str) -> Any:
     return scoped
 
 
-def _reachable_nodes(path: Path, signature: str, nodes: dict[str, Any], roots: Iterable[str]) -> set[str]:
+def _reachable_nodes(path: Path, naming: str, nodes: dict[str, Any], roots: Iterable[str]) -> set[str]:
     """The graph nodes the roots depend on, through data and control inputs."""
     kept: set[str] = set()
     pending = list(roots)
@@ -122,7 +160,7 @@ def _reachable_nodes(path: Path, signature: str, nodes: dict[str, Any], roots: I
             continue
         if name not in nodes:
             raise InputFileError(
-                f"{path}: signature {signature!r} names tensor of node {name!r}, which the graph does not have",
+                f"{path}: {naming} names tensor of node {name!r}, which the graph does not have",
                 hint="re-export the SavedModel",
             )
         kept.add(name)
