@@ -132,3 +132,41 @@ def test_a_directory_naming_bytes_outside_the_file_is_not_a_package(frozen_graph
         # Cut the first tensor's bytes out: every offset now points past what the directory allows.
         start = int.from_bytes(written[-8:], "little")
         read_package(tmp_path / "cut", written[:start][-100:] + written[start:-8] + (100).to_bytes(8, "little"))
+
+
+@pytest.mark.tensorflow
+@pytest.mark.compiler
+def test_verify_runner_reads_a_package_through_memmapped_env(frozen_graph, tmp_path):
+    """tfbuild verify's own C++ runner, rendered with package support and compiled against the
+    wheel's TensorFlow: run on the package with --memmapped and on the frozen graph without, it
+    writes the tensors TensorFlow's Python runtime computes."""
+    import tensorflow as tf
+
+    from tfbuild.pipeline.verify.cpp_runner import RUNNER_SOURCE, runner_sources
+    from tfbuild.pipeline.verify.tensor_file import read_tensor_file, write_tensor_file
+    from tfbuild.toolchain.targets import get_target
+
+    for generated in runner_sources(tmp_path, get_target("linux-x86_64"), memmapped=True):
+        generated.path.write_text(generated.content)
+    lib = Path(tf.sysconfig.get_lib())
+    runner = tmp_path / "runner"
+    subprocess.run(
+        ["g++", "-O1", "-w", *tf.sysconfig.get_compile_flags(), f"-I{tmp_path}", str(tmp_path / RUNNER_SOURCE),
+         "-o", str(runner), f"-L{lib}", "-Wl,--no-as-needed", "-l:libtensorflow_framework.so.2",
+         "-l:libtensorflow_cc.so.2", f"-Wl,-rpath,{lib}"],
+        check=True, capture_output=True, timeout=600,
+    )
+    package = tmp_path / "model.mmap"
+    package.write_bytes(write_package(load_model(frozen_graph).graph_defs[0]).data)
+    inputs = tmp_path / "inputs.tensors"
+    write_tensor_file(inputs, {"x:0": (0.01 * np.arange(WIDTH, dtype=np.float32)).reshape(1, WIDTH)})
+    for flag, graph in ((["--memmapped"], package), ([], frozen_graph)):
+        out = tmp_path / f"out{len(flag)}.tensors"
+        ran = subprocess.run([str(runner), *flag, str(graph), str(inputs), str(out), "y:0"],
+                             capture_output=True, text=True, timeout=120)
+        assert ran.returncode == 0, ran.stderr[-2000:]
+        np.testing.assert_allclose(read_tensor_file(out)["y:0"].ravel(), _expected(frozen_graph), rtol=1e-5, atol=1e-5)
+    # A frozen graph is not a package: the runner says so in one line.
+    ran = subprocess.run([str(runner), "--memmapped", str(frozen_graph), str(inputs), str(tmp_path / "no"), "y:0"],
+                         capture_output=True, text=True, timeout=120)
+    assert ran.returncode == 1 and "tfbuild verify runner: opening the package" in ran.stderr

@@ -567,6 +567,24 @@ def test_verify_passes_on_the_example_op_library(good_build):
 
 @pytest.mark.tensorflow
 @pytest.mark.compiler
+def test_verify_takes_a_memmapped_package_as_the_model(good_build, tmp_path):
+    """The example model as a memmapped package (its graph in the package's default region): the
+    reference and the op library run its graph, and the package itself is kept for a C++ runner."""
+    from tfbuild.model.formats import load_model
+    from tfbuild.model.memmapped import write_package
+
+    package = tmp_path / "model.mmap"
+    package.write_bytes(write_package(load_model(MODEL).graph_defs[0]).data)
+    done = tfbuild("verify", "--out", str(good_build), "--model", str(package))
+    assert done.returncode == 0, done.stdout + done.stderr[-3000:]
+    assert "verify: passed, 4 tensor(s) compared" in done.stdout
+    work = good_build / "verify"
+    assert (work / "0-model.package").read_bytes() == package.read_bytes()
+    assert verify_section(good_build)["models"][0]["path"] == str(package)
+
+
+@pytest.mark.tensorflow
+@pytest.mark.compiler
 def test_verify_fails_when_the_selective_build_computes_differently(tmp_path):
     # ExampleScale adds 1 in the selective build only: what a stock build of the same sources
     # (the default reference) cannot hide.

@@ -56,6 +56,8 @@ class RunnerJob:
     inputs: Path
     outputs: Path
     fetch: tuple[str, ...]
+    memmapped: bool = False
+    """``graph`` is a memmapped package: the runner reads it through a ``MemmappedEnv``."""
 
 
 @dataclass(frozen=True)
@@ -74,8 +76,11 @@ class CppRunnerRequest:
     """The Android NDK the build used (its clang adapter): the runner is compiled with its clang."""
 
 
-def runner_sources(directory: Path, profile: TargetProfile) -> tuple[GeneratedFile, ...]:
-    """The runner's source and the tensor file header, rendered for ``profile``."""
+def runner_sources(
+    directory: Path, profile: TargetProfile, *, memmapped: bool = False
+) -> tuple[GeneratedFile, ...]:
+    """The runner's source and the tensor file header, rendered for ``profile``; ``memmapped``:
+    the runner also reads memmapped packages (it then needs the tree's ``MemmappedEnv``)."""
     header = render(
         "verify/tensor_file.h.j2",
         tfbuild_version=__version__,
@@ -84,7 +89,7 @@ def runner_sources(directory: Path, profile: TargetProfile) -> tuple[GeneratedFi
         max_name_bytes=MAX_NAME_BYTES,
         max_rank=MAX_RANK,
     )
-    runner = render("verify/runner.cc.j2", tfbuild_version=__version__, target=profile.name)
+    runner = render("verify/runner.cc.j2", tfbuild_version=__version__, target=profile.name, memmapped=memmapped)
     return (
         GeneratedFile(directory / RUNNER_SOURCE, runner),
         GeneratedFile(directory / TENSOR_FILE_HEADER, header),
@@ -132,7 +137,8 @@ def plan_cpp_runner(request: CppRunnerRequest) -> BuildPlan:
     steps = [Step(COMPILE_STEP, compile_argv, workdir, notes=compiler.notes)]
     for job in request.jobs:
         files = (seen.out(job.graph), seen.out(job.inputs), seen.out(job.outputs))
-        steps.append(Step(job.name, (*run.launcher, str(binary), *map(str, files), *job.fetch), workdir))
+        flag = ("--memmapped",) if job.memmapped else ()
+        steps.append(Step(job.name, (*run.launcher, str(binary), *flag, *map(str, files), *job.fetch), workdir))
     mounts: tuple[Mount, ...] = ()
     if request.image is not None:
         mounts = (
@@ -146,7 +152,7 @@ def plan_cpp_runner(request: CppRunnerRequest) -> BuildPlan:
         image=request.image,
         mounts=mounts,
         steps=tuple(steps),
-        generated_files=runner_sources(request.work_dir, profile),
+        generated_files=runner_sources(request.work_dir, profile, memmapped=any(job.memmapped for job in request.jobs)),
         artifacts=(),  # the runs write into the output directory, mounted in the container
         output_dir=request.work_dir,
     )

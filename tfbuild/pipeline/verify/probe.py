@@ -39,7 +39,8 @@ UNSIGNED_RANGE = (0, 15)
 FED_OPS = frozenset({"Placeholder", "PlaceholderV2"})
 NOT_COMPARED = frozenset(
     {
-        "Const", "HostConst", "Placeholder", "PlaceholderV2", "PlaceholderWithDefault", "NoOp", "Assert",
+        "Const", "HostConst", "ImmutableConst", "Placeholder", "PlaceholderV2", "PlaceholderWithDefault", "NoOp",
+        "Assert",
         "VariableV2", "Variable", "VarHandleOp", "ReadVariableOp", "SaveV2", "RestoreV2", "Print", "PrintV2",
     }
 )

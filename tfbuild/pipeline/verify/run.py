@@ -20,7 +20,7 @@ import datetime as _dt
 import math
 import sys
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from importlib import metadata
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any, Literal
@@ -152,6 +152,9 @@ class _Model:
     reference: Path
     target: Path
     probe: Probe
+    package: Path | None = None
+    """A memmapped package's copy, which the target's C++ runner reads as an app does; ``graph``
+    then holds its graph with the constants back in place, for TensorFlow's Python runtime."""
 
 
 def run_verify(options: VerifyOptions, *, console: Console | None = None) -> VerifyResult:
@@ -187,8 +190,12 @@ def run_verify(options: VerifyOptions, *, console: Console | None = None) -> Ver
 
 
 def _prepare_models(build: _Build, options: VerifyOptions, work: Path) -> list[_Model]:
-    """Each model as a binary GraphDef with its probe and inputs; stale run outputs removed."""
+    """Each model as a binary GraphDef with its probe and inputs (and a memmapped package's copy
+    for the target's runner); stale run outputs removed."""
     from tfbuild.model.formats import ModelFormat, load_model  # imports TensorFlow's protos
+    from tfbuild.model.memmapped import is_package, read_package, unpacked_graph
+
+    runnable = (ModelFormat.GRAPHDEF, ModelFormat.GRAPHDEF_TEXT, ModelFormat.MEMMAPPED)
 
     paths = list(options.models) or [_manifest_model(build, record) for record in build.models]
     if not paths:
@@ -196,9 +203,10 @@ def _prepare_models(build: _Build, options: VerifyOptions, work: Path) -> list[_
     graphs = []
     for path in paths:
         loaded = load_model(path)
-        if loaded.format not in (ModelFormat.GRAPHDEF, ModelFormat.GRAPHDEF_TEXT) or len(loaded.graph_defs) != 1:
+        if loaded.format not in runnable or len(loaded.graph_defs) != 1:
             raise InputFileError(
-                f"{path}: verify runs GraphDefs (frozen .pb or .pbtxt); this is a {loaded.format.value}",
+                f"{path}: verify runs GraphDefs (frozen .pb or .pbtxt) and memmapped packages; "
+                f"this is a {loaded.format.value}",
                 hint="freeze the model to a GraphDef and pass it with --model",
             )
         graphs.append((Path(path), loaded.sha256, loaded.graph_defs[0]))
@@ -223,7 +231,14 @@ def _prepare_models(build: _Build, options: VerifyOptions, work: Path) -> list[_
             target=work / f"{stem}.target.tensors",
             probe=probe,
         )
-        atomic_write_bytes(model.graph, graph_def.SerializeToString())
+        reference_graph = graph_def
+        data = path.read_bytes() if path.is_file() else b""
+        if is_package(data):
+            package = work / f"{stem}.package"
+            atomic_write_bytes(package, data)
+            model = replace(model, package=package)
+            reference_graph = unpacked_graph(read_package(path, data), data)
+        atomic_write_bytes(model.graph, reference_graph.SerializeToString())
         write_tensor_file(model.inputs, make_inputs(probe.feeds, seed=options.seed))
         for stale in (model.reference, model.target):
             stale.unlink(missing_ok=True)
@@ -376,7 +391,8 @@ def _target_plan(
         return _python_plan(f"verify-{build.target}", build.flavour, work, models, (target.library,), fetch=fetch)
     assert build.source is not None  # _choose_target checked
     jobs = tuple(
-        RunnerJob(f"run {model.path.name}", model.graph, model.inputs, model.target, names)
+        RunnerJob(f"run {model.path.name}", model.package or model.graph, model.inputs, model.target, names,
+                  memmapped=model.package is not None)
         for model, names in zip(models, fetch, strict=True)
     )
     return plan_cpp_runner(
