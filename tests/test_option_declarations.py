@@ -15,9 +15,12 @@ import pytest
 
 from tfbuild.cli import main
 from tfbuild.cli.output import jsonable
+from tfbuild.errors import ConfigError
 from tfbuild.model.header import HeaderOptions
 from tfbuild.pipeline.options import (
+    JOBS,
     OPTIONS,
+    SOURCE,
     AndroidOptions,
     BuildOptions,
     DefaultContext,
@@ -190,8 +193,8 @@ def test_defaults_have_one_source(project):
 
 
 def test_every_command_that_takes_an_option_takes_it_as_declared(capsys, monkeypatch):
-    """``build`` and ``config show`` take every option; ``workspace``, ``linkflags`` and
-    ``header`` the ones they need: each with its declared flags, variables and file key."""
+    """``build`` and ``config show`` take every option; the other commands the ones they need
+    (the tree commands ``--source``): each with its declared flags, variables and file key."""
     takes = {
         ("build",): OPTIONS,
         ("config", "show"): OPTIONS,
@@ -199,6 +202,8 @@ def test_every_command_that_takes_an_option_takes_it_as_declared(capsys, monkeyp
                                                           "source")],
         ("linkflags",): [o for o in OPTIONS if o.name in ("target", "source")],
         ("header",): [o for o in OPTIONS if o.name in ("default_ops", "granularity", "source")],
+        **{command: [o for o in OPTIONS if o.name == "source"] for command in (
+            ("source",), ("kernels",), ("edit",), ("check",), ("protobuf", "rename"), ("compat",))},
     }
     monkeypatch.setenv("COLUMNS", "250")
     for command, options in takes.items():
@@ -228,6 +233,22 @@ def test_header_reads_its_source_through_the_same_resolver(project, capsys, monk
         assert main(["header", str(model), "-o", "h.h", *args]) != 0
         err = capsys.readouterr().err
         assert where in err, err
+
+
+def test_a_command_reads_only_the_options_it_takes(project):
+    """``tfbuild kernels`` takes --source alone: a bad build variable does not stop it."""
+    environ = {"TFBUILD_JOBS": "lots", "TFBUILD_SOURCE": "tree"}
+    resolved = resolve_with_origins(Flags.of([], takes=[SOURCE]), environ=environ, cwd=project)
+    assert resolved.options.source == project.resolve() / "tree" and resolved.origin(SOURCE) == "$TFBUILD_SOURCE"
+    assert resolved.origin(JOBS) == "default"
+    with pytest.raises(ConfigError, match=r"\$TFBUILD_JOBS: expected a whole number"):
+        resolve_with_origins(Flags(), environ=environ, cwd=project, require_target=False)
+
+
+def test_the_tree_commands_read_source_as_the_build_does(project, capsys, monkeypatch):
+    monkeypatch.setenv("TFBUILD_SOURCE", "from-env")
+    assert main(["kernels", "Conv2D"]) != 0
+    assert str(project / "from-env") in capsys.readouterr().err
 
 
 def test_a_bad_value_names_the_layer_it_came_from(project, capsys, monkeypatch):

@@ -9,7 +9,6 @@ still imported inside the command bodies, so ``tfbuild --help`` does not pay for
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -20,9 +19,9 @@ from rich.table import Table
 from rich.text import Text
 
 from tfbuild.cli import app, stderr
-from tfbuild.cli.option_flags import takes_options
+from tfbuild.cli.option_flags import resolve, takes_options
 from tfbuild.errors import OutputPathError, PreflightError
-from tfbuild.pipeline.options import DEFAULT_OPS, GRANULARITY, SOURCE, Flags, resolve_build_options
+from tfbuild.pipeline.options import DEFAULT_OPS, GRANULARITY, SOURCE, Flags
 
 if TYPE_CHECKING:
     from tfbuild.model.analysis import Analysis
@@ -97,8 +96,7 @@ def header(
     from tfbuild.model.scope import ModelScope
 
     _refuse_input_as_output(output, models)
-    resolved = resolve_build_options(flags, environ=os.environ, cwd=Path.cwd(), config_file=config,
-                                     require_target=False)
+    resolved = resolve(flags, config, require_target=False).options
     options, source = resolved.header, resolved.source
     analysis = analyze_models(models, op_library or (), ModelScope(tuple(tag or ()), signature))
     if source is not None:

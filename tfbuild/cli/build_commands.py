@@ -10,7 +10,6 @@ the commands to the app by name.
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -18,7 +17,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from tfbuild.cli.option_flags import takes_options
+from tfbuild.cli.option_flags import resolve, takes_options
 from tfbuild.cli.output import print_json, print_table, stdout_console
 from tfbuild.pipeline.options import (
     API_LEVEL,
@@ -31,7 +30,6 @@ from tfbuild.pipeline.options import (
     TARGET,
     BuildOptions,
     Flags,
-    resolve_build_options,
 )
 
 if TYPE_CHECKING:
@@ -43,9 +41,7 @@ _err = Console(stderr=True, highlight=False, soft_wrap=True)
 
 
 def _options(flags: Flags, config: Path | None, *, require_target: bool = True) -> BuildOptions:
-    return resolve_build_options(
-        flags, environ=os.environ, cwd=Path.cwd(), config_file=config, require_target=require_target
-    )
+    return resolve(flags, config, require_target=require_target).options
 
 
 _CONFIG = typer.Option(

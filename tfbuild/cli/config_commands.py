@@ -18,9 +18,9 @@ from rich.table import Table
 from rich.text import Text
 
 from tfbuild.cli import app
-from tfbuild.cli.option_flags import takes_options
+from tfbuild.cli.option_flags import resolve, takes_options
 from tfbuild.cli.output import jsonable, print_table, stdout_console
-from tfbuild.pipeline.options import CONFIG_FILE_NAME, ENV_CONFIG, OPTIONS, Flags, app_matrix, resolve_with_origins
+from tfbuild.pipeline.options import CONFIG_FILE_NAME, ENV_CONFIG, OPTIONS, Flags, app_matrix
 
 config_app = typer.Typer(help="Show the options tfbuild resolves from tfbuild.toml and the environment.",
                          no_args_is_help=True)
@@ -39,8 +39,7 @@ def show_command(
 ) -> None:
     """Print the build options as 'tfbuild build' would resolve them with the same flags, and
     where each one came from."""
-    resolved = resolve_with_origins(flags, environ=os.environ, cwd=Path.cwd(), config_file=config,
-                                    require_target=False)
+    resolved = resolve(flags, config, require_target=False)
     rows = [(option.name, jsonable(resolved.values[option]), resolved.origin(option)) for option in OPTIONS]
     if as_json:
         payload = {

@@ -13,13 +13,15 @@ from __future__ import annotations
 
 import functools
 import inspect
+import os
 from collections.abc import Callable
+from pathlib import Path
 from typing import TypeVar
 
 import typer
 from rich.markup import escape
 
-from tfbuild.pipeline.options import Flags, Option
+from tfbuild.pipeline.options import Flags, Option, ResolvedOptions, resolve_with_origins
 
 R = TypeVar("R")
 Declared = Option[object] | tuple[Option[object], str]
@@ -41,7 +43,8 @@ def takes_options(*declared: Declared) -> Callable[[Callable[..., R]], Callable[
 
         @functools.wraps(command)
         def run(**kwargs: object) -> R:
-            flags = Flags.of((option, kwargs.pop(option.name, None)) for option, _ in options)
+            given = [(option, kwargs.pop(option.name, None)) for option, _ in options]
+            flags = Flags.of(given, takes=(option for option, _ in options))
             return command(flags=flags, **kwargs)
 
         run.__signature__ = signature.replace(parameters=parameters)  # type: ignore[attr-defined]
@@ -50,6 +53,20 @@ def takes_options(*declared: Declared) -> Callable[[Callable[..., R]], Callable[
         return run
 
     return bind
+
+
+def resolve(flags: Flags, config: Path | None = None, *, require_target: bool = True) -> ResolvedOptions:
+    """The options ``flags`` gave, over this process's environment and tfbuild.toml (``config``,
+    else ``$TFBUILD_CONFIG``, else ``./tfbuild.toml``): what every command resolves."""
+    return resolve_with_origins(
+        flags, environ=os.environ, cwd=Path.cwd(), config_file=config, require_target=require_target
+    )
+
+
+def source_tree(flags: Flags) -> Path:
+    """The TensorFlow tree a tree command works on: ``--source``, ``$TFBUILD_SOURCE``, tfbuild.toml's
+    ``[build] source``, else the current directory."""
+    return resolve(flags, require_target=False).options.source or Path(".")
 
 
 def help_text(option: Option[object], text: str | None = None) -> str:

@@ -348,12 +348,24 @@ class OptionValues:
 class Flags(OptionValues):
     """What a command's flags gave, by declaration (:mod:`tfbuild.cli.option_flags` fills it
     from Click's parameters). A flag left out is absent; values are as Typer converted them,
-    and the option's kind checks them like any other layer's."""
+    and the option's kind checks them like any other layer's.
+
+    ``takes`` are the options the command takes (None: all of them). Only those are read from
+    the environment and the file; the rest keep their defaults, so a variable meant for the
+    build (a bad ``TFBUILD_JOBS``) does not stop ``tfbuild kernels``."""
+
+    takes: frozenset[Option[object]] | None = None
 
     @classmethod
-    def of(cls, given: Iterable[tuple[Option[object], object]]) -> Flags:
+    def of(cls, given: Iterable[tuple[Option[object], object]], *, takes: Iterable[Option[object]] | None = None
+           ) -> Flags:
         """The flags given: None and an empty repeated flag mean "not given"."""
-        return cls({option: value for option, value in given if value is not None and value not in ([], ())})
+        values = {option: value for option, value in given if value is not None and value not in ([], ())}
+        return cls(values, None if takes is None else frozenset(takes))
+
+    def reads(self, option: Option[object]) -> bool:
+        """Whether the command takes ``option`` (and so reads it from every layer)."""
+        return self.takes is None or option in self.takes
 
     @classmethod
     def named(cls, **given: object) -> Flags:
@@ -461,14 +473,17 @@ def resolve_with_origins(
     """:func:`resolve_build_options`, keeping where each value came from (``tfbuild config show``)."""
     cwd = Path(cwd).resolve()
     config_path = _config_path(config_file, environ, cwd)
-    app = flags.get(APP) or next((environ[name] for name in APP.env if environ.get(name)), None)
+    app = (flags.get(APP) or next((environ[name] for name in APP.env if environ.get(name)), None)
+           if flags.reads(APP) else None)
     if app is not None and config_path is None:
         raise ConfigError(f"app {app!r}: no tfbuild.toml to read [apps.{app}] from",
                           hint="pass --config, or run where the repository's tfbuild.toml is")
     values: dict[Option[object], object] = {}
     origins: dict[Option[object], str] = {}
-    apps = _from_config(config_path, str(app) if app is not None else None, values, origins) if config_path else {}
-    for option in OPTIONS:
+    apps: Mapping[str, _App] = {}
+    if config_path is not None:
+        apps = _from_config(config_path, str(app) if app is not None else None, flags, values, origins)
+    for option in filter(flags.reads, OPTIONS):
         layers = (option.env,) if option in values else (option.fallback_env, option.env)
         for variables in layers:
             variable = next((name for name in variables if environ.get(name, "") != ""), None)
@@ -478,7 +493,7 @@ def resolve_with_origins(
         if option in flags:
             origins[option] = option.cli_flag
             values[option] = option.parse(flags.values[option], origins[option], base=cwd)
-    if TARGET not in values and require_target:
+    if TARGET not in values and require_target and flags.reads(TARGET):
         raise ConfigError(
             "no target given", hint="pass --target (see 'tfbuild targets'), or set [build] target in tfbuild.toml"
         )
@@ -542,14 +557,15 @@ def _build_options(
 
 
 def _from_config(
-    path: Path, app: str | None, values: dict[Option[object], object], origins: dict[Option[object], str]
+    path: Path, app: str | None, flags: Flags, values: dict[Option[object], object], origins: dict[Option[object], str]
 ) -> Mapping[str, _App]:
     """Add the options ``path`` sets to ``values``, and where (``<file>: [table] key``) to
     ``origins``: their types checked against :data:`ConfigFile`, their values by each option's
     kind, as every other layer's; relative paths are relative to the file. With ``app``, its
-    ``[apps.NAME]`` table overrides the rest of the file. Returns every app the file names."""
+    ``[apps.NAME]`` table overrides the rest of the file. Only the options ``flags`` says the
+    command takes are read (every key is checked all the same). Returns every app the file names."""
     config = read_toml(ConfigFile, path)
-    for option in OPTIONS:
+    for option in filter(flags.reads, OPTIONS):
         if option.table is None:
             continue
         value = getattr(getattr(config, option.table), option.toml_key)
@@ -562,7 +578,7 @@ def _from_config(
         if table is None:
             known = ", ".join(sorted(apps)) or "none"
             raise ConfigError(f"{path}: no [apps.{app}] (apps: {known})", hint="pass --app with one of them")
-        for option in OPTIONS:
+        for option in filter(flags.reads, OPTIONS):
             value = getattr(table, option.toml_key) if option.in_apps != "no" else None
             if value is not None:
                 origins[option] = f"{path}: [apps.{app}] {option.toml_key}"
