@@ -66,7 +66,7 @@ def main(argv: Sequence[str]) -> int:
     return 0
 
 
-def dump(tensorflow_version: str) -> dict[str, Any]:
+def dump(tensorflow_version: str) -> dict[str, object]:
     """The registry document (see the module doc); TensorFlow must be importable."""
     from tensorflow.core.framework import op_def_pb2, types_pb2
     from tensorflow.python.client import pywrap_tf_session

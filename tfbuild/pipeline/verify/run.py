@@ -496,7 +496,7 @@ def _record(
     }
 
 
-def _diff_record(diff: TensorDiff) -> dict[str, Any]:
+def _diff_record(diff: TensorDiff) -> dict[str, object]:
     worst = None
     if diff.worst is not None:
         worst = {
