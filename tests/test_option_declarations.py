@@ -192,6 +192,18 @@ def test_defaults_have_one_source(project):
                for field in dataclasses.fields(BuildOptions)), "BuildOptions takes its defaults from OPTIONS"
 
 
+def test_help_shows_each_declared_default(capsys, monkeypatch):
+    """The help's "(default: ...)" is the declaration's, not a second copy in the help text."""
+    monkeypatch.setenv("COLUMNS", "250")
+    assert main(["build", "--help"]) == 0
+    text = " ".join(capsys.readouterr().out.replace("│", " ").split())
+    shown = [option for option in OPTIONS if option.default_text]
+    assert {option.name for option in shown} >= {"jobs", "output_dir", "size_profile", "default_ops", "java_package"}
+    for option in shown:
+        assert f"(default: {option.default_text}) (env:" in text, option.name
+        assert "default:" not in option.help, f"{option.name}: the default is said once, by its declaration"
+
+
 def test_every_command_that_takes_an_option_takes_it_as_declared(capsys, monkeypatch):
     """``build`` and ``config show`` take every option; the other commands the ones they need
     (the tree commands ``--source``): each with its declared flags, variables and file key."""

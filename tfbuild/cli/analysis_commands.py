@@ -70,10 +70,9 @@ def analyze(
 
 @app.command("header")
 @takes_options(
-    (DEFAULT_OPS, "Op:KernelClass pairs always kept (comma-separated); '' for none; 'all' keeps everything "
-                  f"(default: {DEFAULT_OPS.default})."),
+    (DEFAULT_OPS, "Op:KernelClass pairs always kept (comma-separated); '' for none; 'all' keeps everything."),
     (GRANULARITY, "'kernel': exact kernel classes (TF's behaviour). 'op': every kernel of each needed op, for "
-                  "trees whose kernel class names differ from the installed TensorFlow's (default: kernel)."),
+                  "trees whose kernel class names differ from the installed TensorFlow's."),
     (SOURCE, "A TensorFlow source tree: take the kernel class names from it (its kernel index) instead of the "
              "installed TensorFlow's; class names differ between TF versions (default: the installed TensorFlow's)."),
 )

@@ -70,9 +70,11 @@ def source_tree(flags: Flags) -> Path:
 
 
 def help_text(option: Option[object], text: str | None = None) -> str:
-    """The option's help as Typer prints it: the text, its variables, its ``tfbuild.toml`` key;
-    escaped, since Rich would take ``[build]`` for markup and drop it."""
+    """The option's help as Typer prints it: the text, its declared default, its variables, its
+    ``tfbuild.toml`` key; escaped, since Rich would take ``[build]`` for markup and drop it."""
     parts = [text if text is not None else option.help]
+    if option.default_text:
+        parts.append(f"(default: {option.default_text})")
     if option.variables:
         parts.append(f"(env: {', '.join('$' + name for name in option.variables)})")
     if option.file_key is not None:

@@ -125,6 +125,17 @@ class Option(Generic[T_co]):
         """The flag's metavar: ``PATH``, ``N``, ``URL`` ("" for a switch)."""
         return self.metavar or self.kind.metavar
 
+    @property
+    def default_text(self) -> str:
+        """The default as help shows it: "" when there is none to show (None, off, empty), in
+        which case the help text says what not setting the option means."""
+        default = self.default
+        if isinstance(default, Computed):
+            return default.text
+        if default is None or default is False or default in ((), ""):
+            return ""
+        return str(default)
+
     def default_for(self, context: DefaultContext) -> T_co:
         default = self.default
         return default.compute(context) if isinstance(default, Computed) else default
@@ -163,7 +174,7 @@ FLAVOUR: Option[Flavour | None] = Option(
     ("TFBUILD_FLAVOUR",))
 OUTPUT_DIR: Option[Path] = Option(
     "output_dir", kinds.PATH, Computed(_default_output_dir, "tfbuild-out/<target>, or tfbuild-out/<app>/<target>"),
-    "Output directory (default: tfbuild-out/<target>, or tfbuild-out/<app>/<target>).", ("TFBUILD_OUT",),
+    "Output directory.", ("TFBUILD_OUT",),
     key="out", flags=("--out",))
 LOCAL: Option[bool] = Option(
     "local", kinds.SWITCH, False, "Run on this machine, not in a container.", ("TFBUILD_LOCAL",),
@@ -176,12 +187,12 @@ PROTOBUF_RENAME: Option[bool] = Option(
     "protobuf_rename", kinds.SWITCH, False, "Rename protobuf to google::protobuf3 (Makefile).",
     ("TFBUILD_PROTOBUF_RENAME",), flags=("--protobuf-rename/--no-protobuf-rename",))
 JOBS: Option[int] = Option(
-    "jobs", kinds.COUNT, Computed(_cpu_count, "CPU count"), "Parallel compile jobs (default: CPU count).",
+    "jobs", kinds.COUNT, Computed(_cpu_count, "CPU count"), "Parallel compile jobs.",
     ("TFBUILD_JOBS",))
 TIMEOUT: Option[float | None] = Option(
     "timeout", kinds.SECONDS, None, "Seconds the whole build may take (default: no limit).", ("TFBUILD_TIMEOUT",))
 CACHE_PREFIX: Option[str] = Option(
-    "cache_prefix", kinds.NAME, "tfbuild", "Prefix of the cache volume names (default: tfbuild).",
+    "cache_prefix", kinds.NAME, "tfbuild", "Prefix of the cache volume names.",
     ("TFBUILD_CACHE_PREFIX",))
 BASE_IMAGE: Option[str | None] = Option(
     "base_image", kinds.STR, None, "Base image of the toolchain images.", ("TFBUILD_BASE_IMAGE",), metavar="IMAGE")
@@ -190,13 +201,13 @@ OP_SOURCES: Option[tuple[Path, ...]] = Option(
     flags=("--op-source",), in_apps="may")
 OPS_LIBRARY_NAME: Option[str] = Option(
     "ops_library_name", kinds.NAME, DEFAULT_OPS_LIBRARY_NAME,
-    f"Op library name, lib<name>.so/.a (default: {DEFAULT_OPS_LIBRARY_NAME}).", ("TFBUILD_OPS_LIBRARY_NAME",))
+    "Op library name, lib<name>.so/.a.", ("TFBUILD_OPS_LIBRARY_NAME",))
 EXTRA_CFLAGS: Option[tuple[str, ...]] = Option(
     "extra_cflags", kinds.WORDS, (), "Extra compiler flag (repeat).", ("TFBUILD_EXTRA_CFLAGS",),
     flags=("--extra-cflag",), metavar="FLAG", in_apps="may")
 SIZE_PROFILE: Option[str] = Option(
-    "size_profile", kinds.SIZE_PROFILE, Computed(_default_profile, "the size profile file's default"),
-    "Size profile: stock | balanced | small (default: the profile file's default, stock: the tree's own flags).",
+    "size_profile", kinds.SIZE_PROFILE, Computed(_default_profile, "size_profiles.toml's default"),
+    "Size profile: stock (the tree's own flags) | balanced | small.",
     ("TFBUILD_SIZE_PROFILE",), in_apps="may")
 PER_FILE_SELECTION: Option[bool] = Option(
     "per_file_selection", kinds.SWITCH, False,
@@ -215,8 +226,8 @@ DISTCC_HOSTS: Option[tuple[str, ...]] = Option(
     flags=("--distcc-host",))
 DEFAULT_OPS: Option[str] = Option(
     "default_ops", kinds.DEFAULT_OPS, HEADER_DEFAULT_OPS,
-    f"Header default ops: Op:KernelClass pairs always kept (comma-separated); '' for none; 'all' keeps "
-    f"everything (default: {HEADER_DEFAULT_OPS}).", ("TFBUILD_DEFAULT_OPS",), table="header", in_apps="may")
+    "Header default ops: Op:KernelClass pairs always kept (comma-separated); '' for none; 'all' keeps "
+    "everything.", ("TFBUILD_DEFAULT_OPS",), table="header", in_apps="may")
 GRANULARITY: Option[str] = Option(
     "granularity", kinds.GRANULARITY, HeaderOptions().granularity,
     "Header granularity: kernel (exact kernel classes) | op (every kernel of each needed op).",
@@ -242,11 +253,11 @@ MOBILE_TYPES: Option[MobileTypesMode] = Option(
     ("TFBUILD_MOBILE_TYPES",), table="android")
 JAVA_PACKAGE: Option[str] = Option(
     "java_package", kinds.JAVA_PACKAGE, DEFAULT_JAVA_PACKAGE,
-    f"Java package of the JNI library's inference class (Android; default {DEFAULT_JAVA_PACKAGE}).",
+    "Java package of the JNI library's inference class (Android).",
     ("TFBUILD_JAVA_PACKAGE",), table="android")
 JNI_LIBRARY: Option[str] = Option(
     "jni_library", kinds.JNI_LIBRARY, DEFAULT_JNI_LIBRARY,
-    f"JNI library name, lib<name>.so (Android; default {DEFAULT_JNI_LIBRARY}).", ("TFBUILD_JNI_LIBRARY",),
+    "JNI library name, lib<name>.so (Android).", ("TFBUILD_JNI_LIBRARY",),
     table="android")
 
 OPTIONS: tuple[Option[object], ...] = (
@@ -598,11 +609,6 @@ def app_matrix(path: Path) -> list[dict[str, str]]:
             kinds.as_target(target, f"{path}: [apps.{name}] targets", path.parent)
             rows.append({"app": name, "target": target, "out": f"{DEFAULT_OUTPUT_ROOT}/{name}/{target}"})
     return rows
-
-
-def option_named(name: str) -> Option[object]:
-    """The declaration of option ``name`` (``config show --json`` and tests name options so)."""
-    return _BY_NAME[name]
 
 
 def _config_path(explicit: Path | None, environ: Mapping[str, str], cwd: Path) -> Path | None:
