@@ -192,6 +192,17 @@ def test_defaults_have_one_source(project):
                for field in dataclasses.fields(BuildOptions)), "BuildOptions takes its defaults from OPTIONS"
 
 
+@pytest.mark.parametrize("command", [
+    ("build",), ("config", "show"), ("header",), ("analyze",), ("workspace",), ("linkflags",), ("verify",),
+    ("report",), ("kernels",), ("edit",), ("check",), ("compat",), ("aar",), ("example",), ("toolchain", "build"),
+], ids=" ".join)
+def test_help_names_values_not_python_types(command, capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "250")
+    assert main([*command, "--help"]) == 0
+    text = capsys.readouterr().out
+    assert not re.search(r"<(?:list\[)?(?:str|path|Path|int|float|bool)\]?>", text), text
+
+
 def test_help_shows_each_declared_default(capsys, monkeypatch):
     """The help's "(default: ...)" is the declaration's, not a second copy in the help text."""
     monkeypatch.setenv("COLUMNS", "250")

@@ -5,9 +5,9 @@ This module owns what is common to all of them: the Typer app, ``--debug``, turn
 :class:`~tfbuild.errors.TfbuildError` into one line on stderr and the error's exit code, and
 the failures no command expects (a closed pipe, a full disk, a tfbuild bug) into one line too,
 with the traceback only under ``--debug``. It also makes the help tell the truth: flags without
-a ``<bool>`` type (:func:`_display_type`). The build options' flags, with their environment
-variables and ``tfbuild.toml`` keys in their help, are made from their declarations
-(:mod:`tfbuild.cli.option_flags`).
+a ``<bool>`` type, values named (``PATH``, ``N``) rather than typed (:func:`_display_type`).
+The build options' flags, with their environment variables and ``tfbuild.toml`` keys in their
+help, are made from their declarations (:mod:`tfbuild.cli.option_flags`).
 
 Nothing imported here may import TensorFlow: ``tfbuild --help`` has to start fast.
 """
@@ -17,6 +17,7 @@ from __future__ import annotations
 import functools
 import importlib
 import os
+import re
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -25,7 +26,7 @@ import typer
 import typer.main
 from rich.console import Console
 from rich.markup import escape
-from typer.core import TyperOption
+from typer.core import TyperArgument, TyperOption
 
 from tfbuild import __version__
 from tfbuild.errors import TfbuildError
@@ -53,14 +54,30 @@ def _broken_pipe(console: Console) -> None:
 Console.on_broken_pipe = _broken_pipe  # type: ignore[method-assign,assignment]
 
 _typer_display_type = TyperOption.display_type_rich
+_typer_argument_type = TyperArgument.display_type_rich
+_VALUE_NAMES = {"path": "PATH", "str": "TEXT", "int": "N", "float": "NUMBER"}
+
+
+def _value_name(shown: str | None) -> str | None:
+    """What a value is called in help, not its Python type: ``PATH`` for ``<list[Path]>``."""
+    match = re.fullmatch(r"<(?:list\[)?(\w+)\]?>", shown or "")
+    if match is None:
+        return shown
+    return _VALUE_NAMES.get(match.group(1).lower(), match.group(1).upper())
 
 
 def _display_type(option: TyperOption, ctx: Any) -> str | None:
-    """Typer shows a flag's type as ``<bool>``, as if it took a value; a flag shows none."""
-    return None if option.is_flag else _typer_display_type(option, ctx)
+    """Typer shows a flag's type as ``<bool>``, as if it took a value; a flag shows none, and
+    an option without a metavar of its own shows the name of its value (``PATH``, ``N``)."""
+    return None if option.is_flag else _value_name(_typer_display_type(option, ctx))
+
+
+def _display_argument_type(argument: TyperArgument, ctx: Any) -> str | None:
+    return _value_name(_typer_argument_type(argument, ctx))
 
 
 TyperOption.display_type_rich = _display_type  # type: ignore[method-assign,assignment]
+TyperArgument.display_type_rich = _display_argument_type  # type: ignore[method-assign,assignment]
 _state = {"debug": False, "broken_pipe": False}
 
 

@@ -2,7 +2,7 @@
 
 Each command takes the build options it needs as flags made from their declarations
 (:mod:`tfbuild.cli.option_flags`), resolves them over the environment and tfbuild.toml
-(:func:`tfbuild.pipeline.options.resolve_build_options`) and calls one library function; TensorFlow
+(:func:`tfbuild.cli.option_flags.resolve`) and calls one library function; TensorFlow
 and the docker SDK are imported only by the code paths that need them. :mod:`tfbuild.cli` adds
 the commands to the app by name.
 """

@@ -80,7 +80,10 @@ class Option(Generic[T_co]):
     """One build option, declared once (see the module docstring). Compared and hashed by
     identity: the declaration itself is the key of every value and origin.
 
-    ``table`` None: the option has no ``tfbuild.toml`` key (``--dry-run``, ``--app``).
+    ``env`` are tfbuild's own variables (the first one set counts, above the file);
+    ``fallback_env`` other tools' (``ANDROID_NDK_HOME``), read only when neither ``env`` nor the
+    file sets the option. ``table`` None: the option has no ``tfbuild.toml`` key (``--dry-run``,
+    ``--app``); ``key`` defaults to the name.
     ``flags`` are Click declarations (``--local/--no-local``; default ``--<name>``).
     ``in_apps`` says whether an ``[apps.NAME]`` table may (or must) set the option too.
     """
