@@ -91,12 +91,12 @@ def tree_plan(
     """The planner's plan for ``flavour`` on ``tree`` with ``header`` (what ``tfbuild build``
     would run), for the benchmark to execute and time without the analysis in front."""
     from tfbuild.pipeline.flavours import plan_build
-    from tfbuild.pipeline.options import resolve_build_options
+    from tfbuild.pipeline.options import Flags, resolve_build_options
     from tfbuild.tree.facts import read_tree_facts
 
     options = resolve_build_options(
-        {"target": target, "flavour": flavour, "source": str(tree), "models": [str(APPS_DIR / f"{app}.json")],
-         "output_dir": str(out_dir), "cache_prefix": cache_prefix},
+        Flags.named(target=target, flavour=flavour, source=str(tree), models=[str(APPS_DIR / f"{app}.json")],
+                    output_dir=str(out_dir), cache_prefix=cache_prefix),
         environ={}, cwd=out_dir.parent,
     )
     return plan_build(options, header_text=header.read_text(), tree=read_tree_facts(tree), flavour=flavour)

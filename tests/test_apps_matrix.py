@@ -16,7 +16,7 @@ import pytest
 
 from tfbuild.cli import main
 from tfbuild.errors import ConfigError
-from tfbuild.pipeline.options import resolve_with_origins
+from tfbuild.pipeline.options import Flags, resolve_with_origins
 
 REPO = Path(__file__).resolve().parent.parent
 CI = REPO / "examples" / "ci"
@@ -43,7 +43,7 @@ def test_plan_prints_the_matrix_for_github_and_gitlab(capsys, monkeypatch):
 def test_an_app_overrides_the_build_table_for_its_cell(monkeypatch):
     for name in ("TFBUILD_SIZE_PROFILE", "TFBUILD_MODELS", "TFBUILD_OUT", "TFBUILD_APP"):
         monkeypatch.delenv(name, raising=False)
-    resolved = resolve_with_origins({"app": "translate", "target": "linux-x86_64"}, environ={}, cwd=CI,
+    resolved = resolve_with_origins(Flags.named(app="translate", target="linux-x86_64"), environ={}, cwd=CI,
                                     config_file=CI / "tfbuild.toml")
     options, origins = resolved.options, resolved.origins
     assert options.app == "translate" and options.models == (CI / "models/translate.pb",)
@@ -51,7 +51,7 @@ def test_an_app_overrides_the_build_table_for_its_cell(monkeypatch):
     assert origins["size_profile"] == f"{CI / 'tfbuild.toml'}: [apps.translate] size_profile"
     assert options.source == (CI / "../../tensorflow").resolve() or options.source == CI / "../../tensorflow"
     assert options.output_dir == CI / "tfbuild-out" / "translate" / "linux-x86_64"
-    camera = resolve_with_origins({"app": "camera", "target": "android-arm64"}, environ={}, cwd=CI,
+    camera = resolve_with_origins(Flags.named(app="camera", target="android-arm64"), environ={}, cwd=CI,
                                   config_file=CI / "tfbuild.toml").options
     assert camera.size_profile == "small" and len(camera.models) == 2 and camera.op_sources == ()
 
@@ -62,12 +62,12 @@ def test_an_app_overrides_the_build_table_for_its_cell(monkeypatch):
 ])
 def test_a_cell_the_file_does_not_declare_is_one_line(cli, message):
     with pytest.raises(ConfigError, match=re.escape(message)):
-        resolve_with_origins(cli, environ={}, cwd=CI, config_file=CI / "tfbuild.toml")
+        resolve_with_origins(Flags.named(**cli), environ={}, cwd=CI, config_file=CI / "tfbuild.toml")
 
 
 def test_an_app_without_a_config_file_is_refused(tmp_path):
     with pytest.raises(ConfigError, match=r"app 'camera': no tfbuild.toml to read \[apps.camera\] from"):
-        resolve_with_origins({"app": "camera", "target": "linux-x86_64"}, environ={}, cwd=tmp_path)
+        resolve_with_origins(Flags.named(app="camera", target="linux-x86_64"), environ={}, cwd=tmp_path)
 
 
 def test_one_cell_builds_with_its_apps_models(tf1_tree, tmp_path, capsys, monkeypatch):

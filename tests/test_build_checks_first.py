@@ -280,7 +280,7 @@ def test_edit_makefile_revert_still_works_and_revert_needs_no_flavour(tf1_tree, 
 def test_an_op_library_dry_run_compiles_nothing_and_its_header_is_the_builds(tmp_path):
     """The dry run reads the op sources (this process loads no library: TensorFlow's op registry
     is per process); the real build, in a subprocess, compiles them and asks TensorFlow."""
-    from tfbuild.pipeline.options import resolve_build_options
+    from tfbuild.pipeline.options import Flags, resolve_build_options
     from tfbuild.pipeline.run import run_build
 
     example = examples_dir() / "custom_ops"
@@ -288,8 +288,8 @@ def test_an_op_library_dry_run_compiles_nothing_and_its_header_is_the_builds(tmp
     listing = sorted(p.name for p in example.iterdir())
     dry_out, real_out = tmp_path / "dry", tmp_path / "real"
     options = resolve_build_options(
-        {"target": "linux-x86_64", "local": True, "dry_run": True, "jobs": 2, "output_dir": str(dry_out),
-         "models": [str(example / "model.pbtxt")], "op_sources": sources},
+        Flags.named(target="linux-x86_64", local=True, dry_run=True, jobs=2, output_dir=str(dry_out),
+                    models=[str(example / "model.pbtxt")], op_sources=sources),
         environ={}, cwd=tmp_path,
     )
     dry = run_build(options)
@@ -328,15 +328,15 @@ def test_a_local_makefile_plan_needs_the_compilers_its_make_command_names(
 ):
     from tfbuild.pipeline.flavours import plan_build
     from tfbuild.pipeline.flavours.makefile import PROTOBUF_PROGRAMS
-    from tfbuild.pipeline.options import resolve_build_options
+    from tfbuild.pipeline.options import Flags, resolve_build_options
     from tfbuild.pipeline.prerequisites import check_prerequisites
     from tfbuild.toolchain.targets import get_target
     from tfbuild.tree.facts import read_tree_facts
 
     tree = pristine_trees["tf1"]
     options = resolve_build_options(
-        {"target": target, "flavour": "makefile", "local": True, "source": str(tree), "jobs": 2,
-         "output_dir": str(tmp_path / "out")},
+        Flags.named(target=target, flavour="makefile", local=True, source=str(tree), jobs=2,
+                    output_dir=str(tmp_path / "out")),
         environ={}, cwd=tmp_path,
     )
     plan = plan_build(options, header_text="// header\n", tree=read_tree_facts(tree))

@@ -24,7 +24,7 @@ from android_dirs import make_ndk
 from treegen import make_tf1_tree
 
 from tfbuild.errors import ToolchainError
-from tfbuild.pipeline.options import resolve_build_options
+from tfbuild.pipeline.options import Flags, resolve_build_options
 from tfbuild.pipeline.run import run_build
 from tfbuild.resources import examples_dir
 
@@ -72,7 +72,7 @@ def op_args(*more: str) -> list[str]:
 
 def options(tmp_path: Path, **cli):
     return resolve_build_options(
-        {"jobs": 2, "output_dir": str(tmp_path / "out"), **cli}, environ={}, cwd=tmp_path
+        Flags.named(jobs=2, output_dir=str(tmp_path / "out"), **cli), environ={}, cwd=tmp_path
     )
 
 

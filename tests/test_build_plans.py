@@ -20,7 +20,7 @@ from treegen import make_tf1_tree, make_tf2_tree
 from tfbuild.errors import ConfigError, SourceTreeError
 from tfbuild.pipeline.flavours import choose_flavour, plan_build
 from tfbuild.pipeline.flavours.makefile import DOWNLOAD_STEP, dependencies_only
-from tfbuild.pipeline.options import resolve_build_options
+from tfbuild.pipeline.options import Flags, resolve_build_options
 from tfbuild.pipeline.plan import Step
 from tfbuild.pipeline.plan_text import normalize, plan_text
 from tfbuild.pipeline.workspace import BEGIN_MARKER
@@ -76,7 +76,7 @@ def options_for(world: Path, target: str, flavour: str, tree: str | None = "tf1"
     if get_target(target).platform == "android":
         given.setdefault("ndk", str(world / "ndk"))
         given.setdefault("sdk", str(world / "sdk"))
-    return resolve_build_options(given, environ={}, cwd=world)
+    return resolve_build_options(Flags.named(**given), environ={}, cwd=world)
 
 
 def plan_for(world: Path, target: str, flavour: str, tree: str = "tf1", **cli):

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from tfbuild.cli import main
-from tfbuild.pipeline.options import OPTIONS, resolve_with_origins
+from tfbuild.pipeline.options import OPTIONS, Flags, resolve_with_origins
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLE_CONFIG = REPO / "examples" / "tfbuild.toml"
@@ -41,10 +41,10 @@ def test_no_help_shows_a_bool_type_on_a_flag(capsys, monkeypatch, command):
 
 
 def test_build_help_names_every_variable_each_option_reads(capsys, monkeypatch):
-    text = " ".join(help_text(capsys, monkeypatch, "build").split())  # rows may wrap: compare words
-    for spec in OPTIONS:
-        names = ", ".join(f"${name}" for name in (*spec.env, *spec.fallback_env))
-        assert f"(env: {names})" in text, spec.name
+    text = " ".join(help_text(capsys, monkeypatch, "build").replace("│", " ").split())  # rows wrap: compare words
+    for option in OPTIONS:
+        names = ", ".join(f"${name}" for name in option.variables)
+        assert f"(env: {names})" in text, option.name
     assert "(env: $TFBUILD_ANDROID_NDK, $ANDROID_NDK_HOME, $ANDROID_NDK_ROOT)" in text
 
 
@@ -111,10 +111,10 @@ def test_config_show_says_where_each_value_came_from(tmp_path, monkeypatch, caps
 
 def test_the_example_config_is_read_whole(monkeypatch):
     """Every key of examples/tfbuild.toml is one tfbuild knows (unknown keys are errors)."""
-    for spec in OPTIONS:
-        for name in (*spec.env, *spec.fallback_env):
+    for option in OPTIONS:
+        for name in option.variables:
             monkeypatch.delenv(name, raising=False)
-    resolved = resolve_with_origins({}, environ={}, cwd=REPO, config_file=EXAMPLE_CONFIG)
+    resolved = resolve_with_origins(Flags(), environ={}, cwd=REPO, config_file=EXAMPLE_CONFIG)
     assert resolved.options.target == "android-arm64" and resolved.options.size_profile == "balanced"
     assert resolved.options.android.java_package == "com.example.camera"
     assert resolved.options.models == ((REPO / "examples/custom_ops/model.pbtxt").resolve(),)

@@ -25,6 +25,7 @@ PIPELINE_LAYERS = (
     ("size_profiles", "fixups", "executor", "manifest"),
     ("linkflags", "op_library", "report", "plan_text"),
     ("android",),
+    ("option_kinds",),
     ("options",),
     ("workspace",),
     ("flavours",),

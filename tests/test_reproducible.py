@@ -22,7 +22,7 @@ from treegen import make_tf1_tree
 
 from tfbuild.errors import ConfigError
 from tfbuild.pipeline.flavours import plan_build
-from tfbuild.pipeline.options import resolve_build_options
+from tfbuild.pipeline.options import Flags, resolve_build_options
 from tfbuild.pipeline.reproducible import ZIP_EPOCH, choose_epoch, deterministic_ar_flags, prefix_maps
 from tfbuild.tree.facts import read_tree_facts
 
@@ -57,8 +57,8 @@ def test_a_path_that_cannot_be_mapped_is_refused_with_a_fix():
 
 def _plan(tree: Path, out: Path, **cli):
     options = resolve_build_options(
-        {"target": "linux-x86_64", "flavour": "makefile", "local": True, "source": str(tree), "jobs": 2,
-         "output_dir": str(out), **cli},
+        Flags.named(target="linux-x86_64", flavour="makefile", local=True, source=str(tree), jobs=2,
+                    output_dir=str(out), **cli),
         environ={}, cwd=out.parent,
     )
     return plan_build(options, header_text="// header\n", tree=read_tree_facts(tree))

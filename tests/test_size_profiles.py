@@ -33,7 +33,7 @@ from tfbuild.pipeline.flavours import plan_build
 from tfbuild.pipeline.flavours.makefile import PROFILE_MAKEFILE
 from tfbuild.pipeline.manifest import TensorFlowRecord, make_manifest
 from tfbuild.pipeline.op_library import InstalledTensorFlow
-from tfbuild.pipeline.options import resolve_build_options
+from tfbuild.pipeline.options import Flags, resolve_build_options
 from tfbuild.pipeline.plan_text import plan_text
 from tfbuild.pipeline.size_profiles import apply_size_profile, hot_kernel_files, profile_names, size_profiles
 from tfbuild.toolchain.targets import get_target, load_targets
@@ -130,14 +130,14 @@ def test_icf_only_where_the_linker_has_it_and_the_plan_says_so():
 
 def test_the_option_comes_from_each_layer_and_unknown_names_are_refused(tmp_path):
     base = {"TFBUILD_TARGET": "linux-x86_64"}
-    assert resolve_build_options({}, environ=base, cwd=tmp_path).size_profile == "stock"
+    assert resolve_build_options(Flags(), environ=base, cwd=tmp_path).size_profile == "stock"
     (tmp_path / "tfbuild.toml").write_text('[build]\nsize_profile = "balanced"\n')
-    assert resolve_build_options({}, environ=base, cwd=tmp_path).size_profile == "balanced"
+    assert resolve_build_options(Flags(), environ=base, cwd=tmp_path).size_profile == "balanced"
     env = {**base, "TFBUILD_SIZE_PROFILE": "small"}
-    assert resolve_build_options({}, environ=env, cwd=tmp_path).size_profile == "small"
-    assert resolve_build_options({"size_profile": "stock"}, environ=env, cwd=tmp_path).size_profile == "stock"
+    assert resolve_build_options(Flags(), environ=env, cwd=tmp_path).size_profile == "small"
+    assert resolve_build_options(Flags.named(size_profile="stock"), environ=env, cwd=tmp_path).size_profile == "stock"
     with pytest.raises(ConfigError, match=r"--size-profile: unknown size profile 'tiny'") as caught:
-        resolve_build_options({"size_profile": "tiny"}, environ=base, cwd=tmp_path)
+        resolve_build_options(Flags.named(size_profile="tiny"), environ=base, cwd=tmp_path)
     assert "stock, balanced, small" in caught.value.hint
 
 
@@ -391,8 +391,8 @@ def test_real_make_compiles_the_hot_kernel_at_o2_and_another_at_os(tf1_tree, hot
     """TensorFlow's (stand-in) Makefile, unedited, read with the generated .mk: make itself
     decides each object's flags."""
     options = resolve_build_options(
-        {"target": "linux-x86_64", "flavour": "makefile", "source": str(tf1_tree), "local": True,
-         "output_dir": str(tmp_path / "out"), "jobs": 2, "size_profile": "small"},
+        Flags.named(target="linux-x86_64", flavour="makefile", source=str(tf1_tree), local=True,
+                    output_dir=str(tmp_path / "out"), jobs=2, size_profile="small"),
         environ={}, cwd=tmp_path,
     )
     header = selective_header(tf1_tree, model, tmp_path)

@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 D = TypeVar("D", bound="DataclassInstance")
 
 
-def load_toml(path: Path) -> dict[str, Any]:
+def load_toml(path: Path) -> dict[str, object]:
     """Parse ``path``; a missing file or a syntax error is a :class:`ConfigError` naming it."""
     try:
         with open(path, "rb") as handle:
@@ -57,7 +57,7 @@ def did_you_mean(word: str, choices: Iterable[str]) -> str:
     return f" (did you mean '{close[0]}'?)" if close else ""
 
 
-def check_keys(table: Mapping[str, Any], known: Iterable[str], *, where: str) -> None:
+def check_keys(table: Mapping[str, object], known: Iterable[str], *, where: str) -> None:
     """Refuse keys of ``table`` outside ``known``; ``where`` names the file and table."""
     known = tuple(known)
     for key in table:
@@ -142,7 +142,7 @@ def _at(where: _Where) -> Iterator[None]:
         raise ConfigError(f"{where}: {error.message}", hint=error.hint) from None
 
 
-def _read_dataclass(cls: type[D], raw: Any, where: _Where, given: Mapping[str, Any]) -> D:
+def _read_dataclass(cls: type[D], raw: object, where: _Where, given: Mapping[str, object]) -> D:
     table = _table(raw, where)
     fields = [field for field in dataclasses.fields(cls) if field.init and field.name not in given]
     check_keys(table, (field.name for field in fields), where=str(where))
@@ -159,7 +159,7 @@ def _read_dataclass(cls: type[D], raw: Any, where: _Where, given: Mapping[str, A
 
 
 @functools.cache
-def _field_types(cls: type) -> dict[str, Any]:
+def _field_types(cls: type) -> dict[str, object]:
     return get_type_hints(cls, include_extras=True)
 
 
@@ -229,7 +229,7 @@ def _scalar(kind: Any, raw: Any, where: _Where) -> Any:
     return Path(raw)
 
 
-def _table(raw: Any, where: _Where) -> Mapping[str, Any]:
+def _table(raw: object, where: _Where) -> Mapping[str, object]:
     if not isinstance(raw, Mapping):
         raise ConfigError(f"{where}: expected a table, got {type(raw).__name__}")
     return raw

@@ -4,8 +4,10 @@ Each command module parses its options into a typed object and calls one library
 This module owns what is common to all of them: the Typer app, ``--debug``, turning
 :class:`~tfbuild.errors.TfbuildError` into one line on stderr and the error's exit code, and
 the failures no command expects (a closed pipe, a full disk, a tfbuild bug) into one line too,
-with the traceback only under ``--debug``. It also makes the help tell the truth
-(:func:`_polish_help`): flags without a ``<bool>`` type, and each option's environment variables.
+with the traceback only under ``--debug``. It also makes the help tell the truth: flags without
+a ``<bool>`` type, values named (``PATH``, ``N``) rather than typed (:func:`_display_type`).
+The build options' flags, with their environment variables and ``tfbuild.toml`` keys in their
+help, are made from their declarations (:mod:`tfbuild.cli.option_flags`).
 
 Nothing imported here may import TensorFlow: ``tfbuild --help`` has to start fast.
 """
@@ -15,6 +17,7 @@ from __future__ import annotations
 import functools
 import importlib
 import os
+import re
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -23,7 +26,7 @@ import typer
 import typer.main
 from rich.console import Console
 from rich.markup import escape
-from typer.core import TyperGroup, TyperOption
+from typer.core import TyperArgument, TyperOption
 
 from tfbuild import __version__
 from tfbuild.errors import TfbuildError
@@ -51,14 +54,30 @@ def _broken_pipe(console: Console) -> None:
 Console.on_broken_pipe = _broken_pipe  # type: ignore[method-assign,assignment]
 
 _typer_display_type = TyperOption.display_type_rich
+_typer_argument_type = TyperArgument.display_type_rich
+_VALUE_NAMES = {"path": "PATH", "str": "TEXT", "int": "N", "float": "NUMBER"}
+
+
+def _value_name(shown: str | None) -> str | None:
+    """What a value is called in help, not its Python type: ``PATH`` for ``<list[Path]>``."""
+    match = re.fullmatch(r"<(?:list\[)?(\w+)\]?>", shown or "")
+    if match is None:
+        return shown
+    return _VALUE_NAMES.get(match.group(1).lower(), match.group(1).upper())
 
 
 def _display_type(option: TyperOption, ctx: Any) -> str | None:
-    """Typer shows a flag's type as ``<bool>``, as if it took a value; a flag shows none."""
-    return None if option.is_flag else _typer_display_type(option, ctx)
+    """Typer shows a flag's type as ``<bool>``, as if it took a value; a flag shows none, and
+    an option without a metavar of its own shows the name of its value (``PATH``, ``N``)."""
+    return None if option.is_flag else _value_name(_typer_display_type(option, ctx))
+
+
+def _display_argument_type(argument: TyperArgument, ctx: Any) -> str | None:
+    return _value_name(_typer_argument_type(argument, ctx))
 
 
 TyperOption.display_type_rich = _display_type  # type: ignore[method-assign,assignment]
+TyperArgument.display_type_rich = _display_argument_type  # type: ignore[method-assign,assignment]
 _state = {"debug": False, "broken_pipe": False}
 
 
@@ -146,8 +165,6 @@ def main(argv: list[str] | None = None) -> int:
     """
     try:
         command = _command()
-        if _asks_for_help(sys.argv[1:] if argv is None else argv):
-            _polish_help(command)
         command.main(args=argv, prog_name="tfbuild")
         code = 0
     except SystemExit as done:
@@ -184,12 +201,6 @@ def _command() -> Any:
     return typer.main.get_command(app)
 
 
-def _asks_for_help(args: list[str]) -> bool:
-    """Whether the help will be printed: the only time it needs :func:`_polish_help`, whose
-    option table import would otherwise cost every quick command (``header``) its start-up."""
-    return not args or "--help" in args or args[-1:] in (["config"], ["toolchain"], ["protobuf"], ["edit"])
-
-
 def _unexpected(failure: Exception) -> int:
     """One line for a failure no command expected: an operating system error (a full disk, a
     permission) names its file; anything else is a tfbuild bug, reported as one."""
@@ -219,30 +230,6 @@ def _detach_stdout() -> None:
         os.dup2(devnull, sys.stdout.fileno())
     except (OSError, ValueError):
         pass
-
-
-def _polish_help(command: Any) -> None:
-    """Make every command's help say what is true (flags lose their ``<bool>`` in
-    :func:`_display_type`): an option that ``TFBUILD_*`` variables (or the Android SDK's and NDK's
-    own) may set says which, in the order they count (:data:`~tfbuild.pipeline.options.OPTIONS`). The
-    variables are only named here: the option resolver reads them, so their precedence below
-    the command line and above ``tfbuild.toml`` stays in one place."""
-    from tfbuild.pipeline.options import OPTIONS
-
-    by_flag = {spec.cli_flag: spec for spec in OPTIONS}
-    commands = [command]
-    while commands:
-        current = commands.pop()
-        if isinstance(current, TyperGroup):
-            commands.extend(current.commands.values())
-        for param in current.params:
-            if not isinstance(param, TyperOption) or getattr(param, "_tfbuild_polished", False):
-                continue
-            param._tfbuild_polished = True  # type: ignore[attr-defined]
-            spec = next((by_flag[opt] for opt in param.opts if opt in by_flag), None)
-            if spec is not None and (spec.env or spec.fallback_env):
-                names = ", ".join(f"${name}" for name in (*spec.env, *spec.fallback_env))
-                param.help = f"{param.help or ''} (env: {names})".strip()
 
 
 def _print_notes(error: BaseException | None) -> None:

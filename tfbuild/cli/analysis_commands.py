@@ -9,21 +9,22 @@ still imported inside the command bodies, so ``tfbuild --help`` does not pay for
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
 from tfbuild.cli import app, stderr
+from tfbuild.cli.option_flags import resolve, takes_options
 from tfbuild.errors import OutputPathError, PreflightError
+from tfbuild.pipeline.options import DEFAULT_OPS, GRANULARITY, SOURCE, Flags
 
 if TYPE_CHECKING:
     from tfbuild.model.analysis import Analysis
-    from tfbuild.model.header import HeaderOptions
 
 _MODELS_HELP = (
     "Model files or SavedModel directories: GraphDef (.pb/.pbtxt), SavedModel, MetaGraphDef "
@@ -31,6 +32,9 @@ _MODELS_HELP = (
 )
 _OP_LIBRARY_HELP = (
     "Custom-op library (.so) to load first, so the app's own kernels are found. Repeatable."
+)
+_CONFIG_HELP = escape(
+    "tfbuild.toml whose [header] table and [build] source to read (default: ./tfbuild.toml, or $TFBUILD_CONFIG)."
 )
 _STRICT_HELP = "Fail (exit 5) when a node has no CPU kernel, instead of only reporting it."
 _TAG_HELP = (
@@ -65,35 +69,23 @@ def analyze(
 
 
 @app.command("header")
+@takes_options(
+    (DEFAULT_OPS, "Op:KernelClass pairs always kept (comma-separated); '' for none; 'all' keeps everything."),
+    (GRANULARITY, "'kernel': exact kernel classes (TF's behaviour). 'op': every kernel of each needed op, for "
+                  "trees whose kernel class names differ from the installed TensorFlow's."),
+    (SOURCE, "A TensorFlow source tree: take the kernel class names from it (its kernel index) instead of the "
+             "installed TensorFlow's; class names differ between TF versions (default: the installed TensorFlow's)."),
+)
 def header(
     models: list[Path] = typer.Argument(..., help=_MODELS_HELP, show_default=False),
     output: Path = typer.Option(..., "-o", "--output", help="Where to write ops_to_register.h."),
-    default_ops: str | None = typer.Option(
-        None,
-        "--default-ops",
-        help="Op:KernelClass pairs always kept (comma-separated); '' for none; 'all' keeps everything "
-        "(default: tfbuild.toml's [header] default_ops, else NoOp:NoOp,_Recv:RecvOp,_Send:SendOp).",
-    ),
-    granularity: str | None = typer.Option(
-        None,
-        "--granularity",
-        help="'kernel': exact kernel classes (TF's behaviour). 'op': every kernel of each needed "
-        "op, for trees whose kernel class names differ from the installed TensorFlow's "
-        "(default: tfbuild.toml's [header] granularity, else kernel).",
-    ),
+    flags: Flags = Flags(),  # noqa: B008 (the flags of the declarations above: takes_options fills it)
     op_library: list[Path] | None = typer.Option(None, "--op-library", help=_OP_LIBRARY_HELP),
     strict: bool = typer.Option(False, "--strict", help=_STRICT_HELP),
-    source: Path | None = typer.Option(
-        None,
-        "--source",
-        help="A TensorFlow source tree: take the kernel class names from it (its kernel index) "
-        "instead of the installed TensorFlow's; class names differ between TF versions "
-        "(default: $TFBUILD_SOURCE, else tfbuild.toml's [build] source, else the installed TensorFlow's names).",
-    ),
     tag: list[str] | None = typer.Option(None, "--tag", help=_TAG_HELP),
     signature: str | None = typer.Option(None, "--signature", help=_SIGNATURE_HELP),
     config: Path | None = typer.Option(
-        None, "--config", help="tfbuild.toml whose [header] table to read (default: ./tfbuild.toml if present)."
+        None, "--config", metavar="PATH", help=_CONFIG_HELP
     ),
     as_json: bool = typer.Option(False, "--json", help="Print a summary of what was written as JSON."),
 ) -> None:
@@ -103,7 +95,8 @@ def header(
     from tfbuild.model.scope import ModelScope
 
     _refuse_input_as_output(output, models)
-    options, source = _header_options(default_ops, granularity, source, config)
+    resolved = resolve(flags, config, require_target=False).options
+    options, source = resolved.header, resolved.source
     analysis = analyze_models(models, op_library or (), ModelScope(tuple(tag or ()), signature))
     if source is not None:
         from tfbuild.tree.retarget import retarget_notes, retarget_to_tree
@@ -127,27 +120,6 @@ def header(
         }, indent=2))
     else:
         typer.echo(f"wrote {written} (registers {contents.summary()})")
-
-
-def _header_options(
-    default_ops: str | None, granularity: str | None, source: Path | None, config: Path | None
-) -> tuple[HeaderOptions, Path | None]:
-    """The header's options and source tree as ``tfbuild build`` resolves them (flags over
-    ``TFBUILD_*`` over tfbuild.toml's ``[header]``, and ``[build] source``), so the two cannot
-    disagree. The option resolver is imported only when a file or a variable could say
-    something: plain runs keep their quick start."""
-    from tfbuild.model.header import HeaderOptions
-
-    given = {name: value for name, value in (("default_ops", default_ops), ("granularity", granularity))
-             if value is not None}
-    variables = ("TFBUILD_DEFAULT_OPS", "TFBUILD_HEADER_GRANULARITY", "TFBUILD_SOURCE", "TFBUILD_CONFIG")
-    if config is None and not any(os.environ.get(name) for name in variables) and not Path("tfbuild.toml").is_file():
-        return HeaderOptions(**given), source
-    from tfbuild.pipeline.options import resolve_build_options
-
-    options = resolve_build_options({**given, "source": source}, environ=os.environ, cwd=Path.cwd(),
-                                    config_file=config, require_target=False)
-    return options.header, options.source
 
 
 def _refuse_input_as_output(output: Path, models: list[Path]) -> None:

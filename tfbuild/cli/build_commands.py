@@ -1,7 +1,8 @@
 """``tfbuild targets | workspace | linkflags | build``: the build step's commands.
 
-Each command turns its flags into the typed options (:func:`tfbuild.pipeline.options.resolve_build_options`
-layers them over tfbuild.toml and the environment) and calls one library function; TensorFlow
+Each command takes the build options it needs as flags made from their declarations
+(:mod:`tfbuild.cli.option_flags`), resolves them over the environment and tfbuild.toml
+(:func:`tfbuild.cli.option_flags.resolve`) and calls one library function; TensorFlow
 and the docker SDK are imported only by the code paths that need them. :mod:`tfbuild.cli` adds
 the commands to the app by name.
 """
@@ -9,8 +10,6 @@ the commands to the app by name.
 from __future__ import annotations
 
 import json
-import os
-from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -18,11 +17,22 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from tfbuild.cli.option_flags import resolve, takes_options
 from tfbuild.cli.output import print_json, print_table, stdout_console
-from tfbuild.flavour import Flavour
+from tfbuild.pipeline.options import (
+    API_LEVEL,
+    BUILD_TOOLS,
+    NDK,
+    NDK_API_LEVEL,
+    OPTIONS,
+    SDK,
+    SOURCE,
+    TARGET,
+    BuildOptions,
+    Flags,
+)
 
 if TYPE_CHECKING:
-    from tfbuild.pipeline.options import BuildOptions
     from tfbuild.pipeline.run import BuildResult
 
 _out = stdout_console()
@@ -30,16 +40,13 @@ _plain = stdout_console(markup=False)
 _err = Console(stderr=True, highlight=False, soft_wrap=True)
 
 
-def _options(cli: Mapping[str, object], config: Path | None, *, require_target: bool = True) -> BuildOptions:
-    from tfbuild.pipeline.options import resolve_build_options
-
-    given = {name: value for name, value in cli.items() if value not in (None, [], ())}
-    return resolve_build_options(
-        given, environ=os.environ, cwd=Path.cwd(), config_file=config, require_target=require_target
-    )
+def _options(flags: Flags, config: Path | None, *, require_target: bool = True) -> BuildOptions:
+    return resolve(flags, config, require_target=require_target).options
 
 
-_CONFIG = typer.Option(None, "--config", help="tfbuild.toml to read (default: ./tfbuild.toml if present).")
+_CONFIG = typer.Option(
+    None, "--config", metavar="PATH", help="tfbuild.toml to read (default: ./tfbuild.toml, or $TFBUILD_CONFIG)."
+)
 
 
 def targets_command(
@@ -69,38 +76,28 @@ def targets_command(
     print_table(_out, table)
 
 
-def workspace_command(
-    sdk: Path | None = typer.Option(None, "--sdk", help="Android SDK directory."),
-    ndk: Path | None = typer.Option(None, "--ndk", help="Android NDK directory."),
-    api_level: int | None = typer.Option(None, "--api-level", help="SDK platform (default: highest installed)."),
-    build_tools: str | None = typer.Option(None, "--build-tools", help="Build tools (default: highest installed)."),
-    ndk_api_level: int | None = typer.Option(None, "--ndk-api-level", help="NDK API level (default: the tree's)."),
-    source: Path | None = typer.Option(None, "--source", help="TensorFlow tree (default: current directory)."),
-    config: Path | None = _CONFIG,
-) -> None:
+@takes_options(SDK, NDK, API_LEVEL, BUILD_TOOLS, NDK_API_LEVEL,
+               (SOURCE, "TensorFlow tree (default: the current directory)."))
+def workspace_command(flags: Flags, config: Path | None = _CONFIG) -> None:
     """Add the Android SDK/NDK repositories to a TensorFlow tree's WORKSPACE (between markers)."""
     from tfbuild.pipeline.workspace import write_android_workspace
 
-    options = _options(
-        {
-            "sdk": sdk, "ndk": ndk, "api_level": api_level, "build_tools": build_tools,
-            "ndk_api_level": ndk_api_level, "source": source,
-        },
-        config,
-        require_target=False,
-    )
+    options = _options(flags, config, require_target=False)
     update = write_android_workspace(options.source or Path.cwd(), options.android)
     _plain.print(update.block, end="")
     _plain.print(f"wrote {update.path}")
 
 
+@takes_options(TARGET, (SOURCE, "TensorFlow tree for header paths."))
 def linkflags_command(
-    target: str | None = typer.Option(None, "--target", help="Build target (see 'tfbuild targets')."),
+    flags: Flags,
     artifacts: Path | None = typer.Option(
-        None, "--artifacts", help="Directory holding the built libraries (default: the build's output directory)."
+        None, "--artifacts", metavar="PATH",
+        help="Directory holding the built libraries (default: the build's output directory).",
     ),
-    out: Path | None = typer.Option(None, "--out", help="Where to write the snippets (default: --artifacts)."),
-    source: Path | None = typer.Option(None, "--source", help="TensorFlow tree for header paths."),
+    out: Path | None = typer.Option(
+        None, "--out", metavar="PATH", help="Where to write the snippets (default: --artifacts)."
+    ),
     export: list[str] = typer.Option(
         [], "--export", metavar="SYMBOL",
         help="A shared library exports only this symbol or pattern (repeat; e.g. 'myapp_*'): "
@@ -114,7 +111,7 @@ def linkflags_command(
     from tfbuild.pipeline.linkflags import link_inputs, render_link_snippets, write_export_file, write_link_snippets
     from tfbuild.toolchain.targets import get_target
 
-    options = _options({"target": target, "source": source}, config)
+    options = _options(flags, config)
     profile = get_target(options.target)
     artifacts_dir = artifacts.resolve() if artifacts is not None else options.output_dir
     out_dir = out.resolve() if out is not None else artifacts_dir
@@ -135,69 +132,9 @@ def linkflags_command(
         _plain.print(f"note: not in {artifacts_dir} yet: {', '.join(inputs.missing)} (build first)")
 
 
+@takes_options(*OPTIONS)
 def build_command(
-    target: str | None = typer.Option(None, "--target", help="Build target (see 'tfbuild targets')."),
-    app: str | None = typer.Option(
-        None, "--app", help="Build [apps.NAME] of tfbuild.toml: its models, op sources, profile (see 'tfbuild plan')."
-    ),
-    model: list[Path] = typer.Option([], "--model", help="Model file or SavedModel (repeat for several)."),
-    source: Path | None = typer.Option(None, "--source", help="TensorFlow source tree to build."),
-    flavour: str | None = typer.Option(None, "--flavour", help=f"{' | '.join(Flavour)} (default: chosen)."),
-    out: Path | None = typer.Option(
-        None, "--out", help="Output directory (default: tfbuild-out/<target>, or tfbuild-out/<app>/<target>)."
-    ),
-    local: bool | None = typer.Option(None, "--local/--no-local", help="Run on this machine, not in a container."),
-    dry_run: bool | None = typer.Option(
-        None, "--dry-run",
-        help="Check as the build would (analysis, preflight, prerequisites), print the plan and the tree "
-        "changes as a diff; compile, change and write nothing.",
-    ),
-    op_source: list[Path] = typer.Option([], "--op-source", help="A custom-op .cc file (repeat); no --source needed."),
-    ops_library_name: str | None = typer.Option(None, "--ops-library-name", help="Op library name (lib<name>.so/.a)."),
-    jobs: int | None = typer.Option(None, "--jobs", help="Parallel compile jobs (default: CPU count)."),
-    timeout: float | None = typer.Option(None, "--timeout", help="Seconds the whole build may take."),
-    protobuf_rename: bool | None = typer.Option(
-        None, "--protobuf-rename/--no-protobuf-rename", help="Rename protobuf to google::protobuf3 (Makefile)."
-    ),
-    extra_cflag: list[str] = typer.Option([], "--extra-cflag", help="Extra compiler flag (repeat)."),
-    size_profile: str | None = typer.Option(
-        None, "--size-profile",
-        help="Size profile: stock | balanced | small (default: stock, the tree's own flags).",
-    ),
-    per_file_selection: bool | None = typer.Option(
-        None, "--per-file-selection/--one-selection",
-        help="Each kernel source sees only its own selection (Makefile): a second app recompiles less.",
-    ),
-    source_date_epoch: int | None = typer.Option(
-        None, "--source-date-epoch",
-        help="Build time for date macros (default: tree's commit time).",
-    ),
-    default_ops: str | None = typer.Option(None, "--default-ops", help="Header default ops ('' for none, 'all')."),
-    granularity: str | None = typer.Option(None, "--granularity", help="Header granularity: kernel | op."),
-    sdk: Path | None = typer.Option(None, "--sdk", help="Android SDK directory (Bazel Android builds)."),
-    ndk: Path | None = typer.Option(None, "--ndk", help="Android NDK directory (Android builds)."),
-    api_level: int | None = typer.Option(None, "--api-level", help="Android SDK platform level."),
-    build_tools: str | None = typer.Option(None, "--build-tools", help="Android build tools version."),
-    ndk_api_level: int | None = typer.Option(None, "--ndk-api-level", help="Android NDK API level."),
-    mobile_types: str | None = typer.Option(
-        None, "--mobile-types",
-        help="Android/iOS type set: auto (slim when every kernel the models need survives it) | slim | full.",
-    ),
-    java_package: str | None = typer.Option(
-        None, "--java-package", help="Java package of the JNI library's inference class (Android)."
-    ),
-    jni_library: str | None = typer.Option(
-        None, "--jni-library", help="JNI library name, lib<name>.so (Android; default tensorflow_inference)."
-    ),
-    base_image: str | None = typer.Option(None, "--base-image", help="Base image of the toolchain images."),
-    cache_prefix: str | None = typer.Option(None, "--cache-prefix", help="Prefix of the cache volume names."),
-    remote_cache: str | None = typer.Option(
-        None, "--remote-cache",
-        help="Shared compile cache URL: http(s)/redis for ccache, http(s)/grpc for Bazel (user:password@ allowed).",
-    ),
-    distcc_hosts: list[str] = typer.Option(
-        [], "--distcc-host", help="A distccd worker as distcc names it, HOST:PORT/LIMIT (repeat; Makefile flavour)."
-    ),
+    flags: Flags,
     config: Path | None = _CONFIG,
     as_json: bool = typer.Option(
         False, "--json",
@@ -207,21 +144,7 @@ def build_command(
     """Build a selective TensorFlow (or op library) for a target, or print the plan (--dry-run)."""
     from tfbuild.pipeline.run import run_build
 
-    options = _options(
-        {
-            "target": target, "app": app, "models": model, "source": source, "flavour": flavour, "output_dir": out,
-            "local": local, "dry_run": dry_run, "op_sources": op_source, "ops_library_name": ops_library_name,
-            "jobs": jobs, "timeout": timeout, "protobuf_rename": protobuf_rename, "extra_cflags": extra_cflag,
-            "size_profile": size_profile, "source_date_epoch": source_date_epoch,
-            "per_file_selection": per_file_selection,
-            "default_ops": default_ops, "granularity": granularity, "sdk": sdk, "ndk": ndk,
-            "api_level": api_level, "build_tools": build_tools, "ndk_api_level": ndk_api_level,
-            "mobile_types": mobile_types, "java_package": java_package, "jni_library": jni_library,
-            "base_image": base_image, "cache_prefix": cache_prefix,
-            "remote_cache": remote_cache, "distcc_hosts": distcc_hosts or None,
-        },
-        config,
-    )
+    options = _options(flags, config)
     result = run_build(options, console=None if options.dry_run else _err if as_json else _out)
     if as_json:
         _print_build_json(result)

@@ -15,20 +15,26 @@ from rich.console import Console
 from rich.text import Text
 
 from tfbuild.cli import app
+from tfbuild.cli.option_flags import source_tree, takes_options
 from tfbuild.cli.output import print_json
 from tfbuild.errors import TfbuildError
+from tfbuild.pipeline.options import SOURCE, Flags
 
 
 @app.command("compat")
+@takes_options((
+    SOURCE, "The TensorFlow checkout whose runtime will run it (default: the current directory)."
+))
 def compat(
     model: Path = typer.Argument(..., help="A GraphDef (.pb binary or .pbtxt text), e.g. a frozen model."),
-    source: Path = typer.Option(Path("."), "--source", help="The TensorFlow checkout whose runtime will run it."),
+    flags: Flags = Flags(),  # noqa: B008 (--source: takes_options makes it)
     output: Path = typer.Option(..., "-o", "--output", help="Where to write the copy (same format as MODEL)."),
     as_json: bool = typer.Option(False, "--json", help="Print what was checked, removed and written as JSON."),
 ) -> None:
     """Write a copy of MODEL without the attrs the tree's op definitions lack, where their values
     are the defaults (exit 5, nothing written, when something else stands in the way)."""
     from tfbuild.tree.compat import CompatRequest, plan_compat, require_fixable, write_compat_copy
+    source = source_tree(flags)
 
     plan = plan_compat(CompatRequest(model=model, source=source, output=output))
     summary = {

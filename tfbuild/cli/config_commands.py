@@ -2,23 +2,25 @@
 where each value came from (a flag, a ``TFBUILD_*`` or Android variable, ``tfbuild.toml``, or
 the default), so a CI log can say why a build used what it used.
 
-Flags are not read here (this command has none of the build's); the environment and the file
-are, through the same resolver the build uses (:func:`~tfbuild.pipeline.options.resolve_with_origins`).
+It takes every flag the build takes (the same declarations make both) and resolves them, the
+environment and the file through the same resolver (:func:`~tfbuild.pipeline.options.resolve_with_origins`).
 """
 
 from __future__ import annotations
 
 import json
 import os
-from dataclasses import fields, is_dataclass
 from pathlib import Path
-from typing import Any
 
 import typer
+from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from tfbuild.cli import app
+from tfbuild.cli.option_flags import resolve, takes_options
 from tfbuild.cli.output import jsonable, print_table, stdout_console
+from tfbuild.pipeline.options import CONFIG_FILE_NAME, ENV_CONFIG, OPTIONS, Flags, app_matrix
 
 config_app = typer.Typer(help="Show the options tfbuild resolves from tfbuild.toml and the environment.",
                          no_args_is_help=True)
@@ -27,19 +29,18 @@ _out = stdout_console()
 
 
 @config_app.command("show")
+@takes_options(*OPTIONS)
 def show_command(
+    flags: Flags,
     config: Path | None = typer.Option(
-        None, "--config", help="tfbuild.toml to read (default: ./tfbuild.toml if present)."
+        None, "--config", metavar="PATH", help="tfbuild.toml to read (default: ./tfbuild.toml, or $TFBUILD_CONFIG)."
     ),
     as_json: bool = typer.Option(False, "--json", help="Print JSON: each option's value and origin."),
 ) -> None:
-    """Print the resolved build options and where each one came from."""
-    from tfbuild.pipeline.options import OPTIONS, resolve_with_origins
-
-    resolved = resolve_with_origins({}, environ=os.environ, cwd=Path.cwd(), config_file=config, require_target=False)
-    flat = _flatten(resolved.options)
-    rows = [(spec.name, flat.get(spec.name), resolved.origins.get(spec.name, "default")) for spec in OPTIONS
-            if spec.name in flat]
+    """Print the build options as 'tfbuild build' would resolve them with the same flags, and
+    where each one came from."""
+    resolved = resolve(flags, config, require_target=False)
+    rows = [(option.name, jsonable(resolved.values[option]), resolved.origin(option)) for option in OPTIONS]
     if as_json:
         payload = {
             "config_file": str(resolved.config_path) if resolved.config_path else None,
@@ -47,27 +48,15 @@ def show_command(
         }
         typer.echo(json.dumps(payload, indent=2, default=str))
         return
-    table = Table(title=f"tfbuild options ({resolved.config_path or 'no tfbuild.toml'})")
+    table = Table(title=escape(f"tfbuild options ({resolved.config_path or 'no tfbuild.toml'})"))
     for column in ("option", "value", "from"):
         table.add_column(column, overflow="fold")
-    for name, value, origin in rows:
-        table.add_row(name, _text(value), origin, style=None if origin != "default" else "dim")
+    for name, value, origin in rows:  # values and origins ("[build] jobs") are text, not markup
+        table.add_row(Text(name), Text(_text(value)), Text(origin), style=None if origin != "default" else "dim")
     _out.print(table)
 
 
-def _flatten(options: Any) -> dict[str, Any]:
-    """The option values by name, nested option groups (android, header) flattened."""
-    values: dict[str, Any] = {}
-    for field in fields(options):
-        value = getattr(options, field.name)
-        if is_dataclass(value) and not isinstance(value, type):
-            values.update(_flatten(value))
-        else:
-            values[field.name] = jsonable(value)
-    return values
-
-
-def _text(value: Any) -> str:
+def _text(value: object) -> str:
     if value in (None, "", []):
         return "-"
     if isinstance(value, list):
@@ -89,8 +78,6 @@ def plan_command(
 ) -> None:
     """Print the app x target matrix of tfbuild.toml's [apps.NAME] tables: one CI job per cell,
     each running 'tfbuild build --app APP --target TARGET'."""
-    from tfbuild.pipeline.options import CONFIG_FILE_NAME, ENV_CONFIG, app_matrix
-
     path = (config or Path(os.environ.get(ENV_CONFIG) or CONFIG_FILE_NAME)).resolve()
     rows = app_matrix(path)
     if gitlab:

@@ -15,14 +15,16 @@ from rich.console import Console
 from rich.text import Text
 
 from tfbuild.cli import app
+from tfbuild.cli.option_flags import source_tree, takes_options
 from tfbuild.cli.output import jsonable, print_json
 from tfbuild.errors import ConfigError
 from tfbuild.flavour import TREE_FLAVOURS, Flavour
+from tfbuild.pipeline.options import SOURCE, Flags
 
 protobuf_app = typer.Typer(help="Protobuf handling for the contrib Makefile build.", no_args_is_help=True)
 app.add_typer(protobuf_app, name="protobuf")
 
-_SOURCE_HELP = "The TensorFlow checkout (a git repository)."
+_SOURCE_HELP = "The TensorFlow checkout, a git repository (default: the current directory)."
 _MODEL_HELP = "A model file, SavedModel directory or JSON ops list. Repeatable."
 _HEADER_HELP = "An ops_to_register.h (from `tfbuild header` or TensorFlow's own tool)."
 _OP_LIBRARY_HELP = "Custom-op library (.so) to load before analysing models. Repeatable."
@@ -40,6 +42,7 @@ def _flavour(value: str) -> Flavour:
 
 
 @app.command("edit")
+@takes_options((SOURCE, _SOURCE_HELP))
 def edit(
     flavour: str | None = typer.Argument(
         None, help="makefile (tf_op_files.txt) or bazel (kernels/BUILD filegroups); not needed with --revert."
@@ -47,7 +50,7 @@ def edit(
     header: Path | None = typer.Option(None, "--header", help=_HEADER_HELP),
     model: list[Path] | None = typer.Option(None, "--model", help=_MODEL_HELP),
     op_library: list[Path] | None = typer.Option(None, "--op-library", help=_OP_LIBRARY_HELP),
-    source: Path = typer.Option(Path("."), "--source", help=_SOURCE_HELP),
+    flags: Flags = Flags(),  # noqa: B008 (--source: takes_options makes it)
     dry_run: bool = typer.Option(False, "--dry-run", help="Show the diff; change nothing."),
     revert: bool = typer.Option(
         False, "--revert",
@@ -57,6 +60,7 @@ def edit(
     """Make the tree compile the kernel files a header or models need (one commit on a work branch)."""
     from tfbuild.tree.edits import EditRequest, revert_command, run_edit, run_revert
     from tfbuild.tree.work_branch import WORK_BRANCH
+    source = source_tree(flags)
 
     out = _out()
     if flavour is not None:
@@ -103,6 +107,7 @@ def edit(
 
 
 @app.command("check")
+@takes_options((SOURCE, _SOURCE_HELP))
 def check(
     flavour: str = typer.Option(..., "--flavour", help="makefile or bazel: the build to check."),
     model: list[Path] | None = typer.Option(None, "--model", help=_MODEL_HELP),
@@ -110,11 +115,12 @@ def check(
         None, "--header", help=_HEADER_HELP + " Checked to list what the models need."
     ),
     op_library: list[Path] | None = typer.Option(None, "--op-library", help=_OP_LIBRARY_HELP),
-    source: Path = typer.Option(Path("."), "--source", help=_SOURCE_HELP),
+    flags: Flags = Flags(),  # noqa: B008 (--source: takes_options makes it)
     as_json: bool = typer.Option(False, "--json", help="Print the preflight report as JSON (exit 5 all the same)."),
 ) -> None:
     """Preflight: fail (exit 5) if the built binary would lack an op or kernel the model needs."""
     from tfbuild.tree.preflight import PreflightRequest, require_pass, run_preflight
+    source = source_tree(flags)
 
     report = run_preflight(
         PreflightRequest(
@@ -135,14 +141,16 @@ def check(
 
 
 @protobuf_app.command("rename")
+@takes_options((
+    SOURCE, "The TensorFlow checkout, after download_dependencies.sh (default: the current directory)."
+))
 def protobuf_rename(
-    source: Path = typer.Option(
-        Path("."), "--source", help="The TensorFlow checkout, after download_dependencies.sh."
-    ),
+    flags: Flags = Flags(),  # noqa: B008 (--source: takes_options makes it)
     dry_run: bool = typer.Option(False, "--dry-run", help="List what would change; change nothing."),
 ) -> None:
     """Move TensorFlow's protobuf to google::protobuf3 so it links next to an app's own protobuf."""
     from tfbuild.tree.protobuf_rename import apply_protobuf_rename, plan_protobuf_rename
+    source = source_tree(flags)
 
     plan = plan_protobuf_rename(source)
     out = _out()

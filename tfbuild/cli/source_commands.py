@@ -20,7 +20,9 @@ from rich.console import Console
 from rich.text import Text
 
 from tfbuild.cli import _state, app, stderr
+from tfbuild.cli.option_flags import source_tree, takes_options
 from tfbuild.errors import SourceTreeError
+from tfbuild.pipeline.options import SOURCE, Flags
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -40,18 +42,20 @@ def _out() -> Console:
 
 
 @app.command("source")
+@takes_options((SOURCE, _SOURCE_HELP))
 def source(
     origin: str | None = typer.Argument(None, help=_ORIGIN_HELP),
     ref: str | None = typer.Option(None, "--ref", help=_REF_HELP),
     workdir: Path | None = typer.Option(None, "--workdir", help=_WORKDIR_HELP),
     allow_dirty: bool = typer.Option(False, "--allow-dirty", help=_ALLOW_DIRTY_HELP),
-    source_dir: Path = typer.Option(Path("."), "--source", help=_SOURCE_HELP),
+    flags: Flags = Flags(),  # noqa: B008 (--source: takes_options makes it)
     as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
 ) -> None:
     """Check out a TensorFlow tree (with ORIGIN) and report its version, flavours, commit and what
     a build of it uses (Bazel, Android NDKs, NDK API level), each with where it was read."""
     from tfbuild.toolchain.tf_versions import tree_requirements
     from tfbuild.tree.checkout import SourceRequest, prepare_source
+    source_dir = source_tree(flags)
 
     info = prepare_source(SourceRequest(origin=origin, ref=ref, workdir=workdir,
                                         allow_dirty=allow_dirty, source=source_dir))
@@ -109,9 +113,10 @@ def _print_op_kernels(out: Console, described: Sequence[OpKernels]) -> None:
 
 
 @app.command("kernels")
+@takes_options((SOURCE, _SOURCE_HELP))
 def kernels(
     ops: list[str] = typer.Argument(..., help="Op names, e.g. Conv2D MatMul."),
-    source_dir: Path = typer.Option(Path("."), "--source", help=_SOURCE_HELP),
+    flags: Flags = Flags(),  # noqa: B008 (--source: takes_options makes it)
     as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
 ) -> None:
     """Which .cc files of the tree register each op's CPU kernels (DEVICE_CPU, and DEVICE_DEFAULT
@@ -119,6 +124,7 @@ def kernels(
     strings. A registration tfbuild could not read is named by file and line. Exits 4 if an op
     has no CPU kernel in the tree."""
     from tfbuild.tree.kernel_index import IndexStats, build_kernel_index, describe_ops, unread_notes
+    source_dir = source_tree(flags)
 
     stats = IndexStats()
     index = build_kernel_index(source_dir, stats=stats)

@@ -173,7 +173,7 @@ def _read_nonempty(path: Path) -> bytes:
 # --- GraphDef / MetaGraphDef / SavedModel protos -------------------------------------------
 
 
-def _proto_classes() -> dict[str, Any]:
+def _proto_classes() -> dict[str, type[Any]]:
     from tfbuild.model.protos import message_class
 
     return {kind: message_class(f"tensorflow.{kind}") for kind in ("SavedModel", "MetaGraphDef", "GraphDef")}

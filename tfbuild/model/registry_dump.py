@@ -30,9 +30,9 @@ import itertools
 import json
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from tfbuild.model.kernel_match import (
     DEFAULT_DEVICE,
@@ -48,6 +48,8 @@ _DEVICES = ("CPU", DEFAULT_DEVICE)
 _MAX_TRIES = 4096
 _LOOKUP_DEVICE = {"CPU": "/cpu:0", DEFAULT_DEVICE: "/device:cpu:0"}
 """A lookup on ``cpu`` (lower case) finds no CPU registration, so only DEFAULT ones compete."""
+
+_V = TypeVar("_V")
 
 
 def main(argv: Sequence[str]) -> int:
@@ -66,7 +68,7 @@ def main(argv: Sequence[str]) -> int:
     return 0
 
 
-def dump(tensorflow_version: str) -> dict[str, Any]:
+def dump(tensorflow_version: str) -> dict[str, object]:
     """The registry document (see the module doc); TensorFlow must be importable."""
     from tensorflow.core.framework import op_def_pb2, types_pb2
     from tensorflow.python.client import pywrap_tf_session
@@ -206,7 +208,7 @@ def _isolating_node_def(
     return None
 
 
-def _attr_or_default(attrs: dict[str, Any], defaults: dict[str, Any], name: str) -> Any | None:
+def _attr_or_default(attrs: Mapping[str, _V], defaults: Mapping[str, _V], name: str) -> _V | None:
     return attrs.get(name) or defaults.get(name)
 
 

@@ -21,10 +21,10 @@ everything: every node of every MetaGraph.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Container, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from tfbuild.errors import ConfigError, InputFileError
 
@@ -135,7 +135,7 @@ def signature_graph_def(path: Path, meta_graph: Any, signature: str) -> Any:
     return _subgraph(graph_def, nodes, kept_nodes)
 
 
-def _subgraph(graph_def: Any, nodes: dict[str, Any], kept_nodes: set[str]) -> Any:
+def _subgraph(graph_def: Any, nodes: Mapping[str, _Node], kept_nodes: set[str]) -> Any:
     """``graph_def`` with the nodes ``kept_nodes`` and the library functions they reach."""
     functions = {function.signature.name: function for function in graph_def.library.function}
     kept_functions = _reachable_functions(functions, (nodes[name] for name in kept_nodes))
@@ -150,7 +150,21 @@ def _subgraph(graph_def: Any, nodes: dict[str, Any], kept_nodes: set[str]) -> An
     return scoped
 
 
-def _reachable_nodes(path: Path, naming: str, nodes: dict[str, Any], roots: Iterable[str]) -> set[str]:
+class _Node(Protocol):
+    """What scoping reads of a NodeDef (a protobuf message TensorFlow ships no types for)."""
+
+    @property
+    def input(self) -> Sequence[str]: ...
+
+
+class _Function(Protocol):
+    """What scoping reads of a FunctionDef: its nodes."""
+
+    @property
+    def node_def(self) -> Iterable[Any]: ...
+
+
+def _reachable_nodes(path: Path, naming: str, nodes: Mapping[str, _Node], roots: Iterable[str]) -> set[str]:
     """The graph nodes the roots depend on, through data and control inputs."""
     kept: set[str] = set()
     pending = list(roots)
@@ -168,7 +182,7 @@ def _reachable_nodes(path: Path, naming: str, nodes: dict[str, Any], roots: Iter
     return kept
 
 
-def _reachable_functions(functions: dict[str, Any], nodes: Iterable[Any]) -> set[str]:
+def _reachable_functions(functions: Mapping[str, _Function], nodes: Iterable[Any]) -> set[str]:
     """The library functions ``nodes`` call (as ops or through func-valued attrs), transitively."""
     kept: set[str] = set()
     pending = [name for node in nodes for name in _called_functions(node, functions)]
@@ -182,7 +196,7 @@ def _reachable_functions(functions: dict[str, Any], nodes: Iterable[Any]) -> set
     return kept
 
 
-def _called_functions(node: Any, functions: dict[str, Any]) -> Iterator[str]:
+def _called_functions(node: Any, functions: Container[str]) -> Iterator[str]:
     if node.op in functions:
         yield node.op
     for value in node.attr.values():

@@ -1,57 +1,287 @@
-"""Build options, resolved in one place: defaults, then ``tfbuild.toml``, then the environment,
-then command-line flags, each later layer overriding the earlier ones.
+"""Build options: each declared once, resolved in one place.
+
+Every option is one :class:`Option` in :data:`OPTIONS`: its name (the attribute of
+:class:`BuildOptions` or one of its groups that holds it), its kind of value
+(:mod:`tfbuild.pipeline.option_kinds`: parser, TOML type, flag type, metavar), its default, its
+help text, its ``[table] key`` in ``tfbuild.toml``, its environment variables and its flags.
+Everything else is made from that declaration: the tables :func:`tfbuild.config.read_toml` reads
+``tfbuild.toml`` into (:data:`ConfigFile`; unknown keys are errors with a "did you mean", wrong
+types name the key), the resolver below, ``tfbuild config show``, and the command-line flags
+(:mod:`tfbuild.cli.option_flags` builds each command's Typer parameters from the declarations
+the command takes). Adding an option is one declaration here plus its use: a field of
+:class:`BuildOptions` (or a group) filled in :func:`_build_options`, and the code that reads it.
+
+Precedence is the same for every option and every command: a flag, then the option's
+``TFBUILD_*`` variable, then ``tfbuild.toml`` (an ``[apps.NAME]`` table over ``[build]`` and
+``[header]``), then the default. Variables that other tools read too (``ANDROID_NDK_HOME``, then
+``ANDROID_NDK_ROOT``; ``ANDROID_SDK_HOME``, ``ANDROID_HOME``; ``SOURCE_DATE_EPOCH``) are an
+option's ``fallback_env``, below ``tfbuild.toml``: a project's file wins over whatever NDK a shell
+happens to export. The resolver keeps where each value came from (``--ndk``, ``$ANDROID_NDK_HOME``,
+``<file>: [android] ndk``, ``default``) for messages, the dry run and ``config show``.
 
 Modelled on cibuildwheel's ``options.py``: :func:`resolve_build_options` takes the environment
 as an argument (tests pass a dict, nothing reads ``os.environ`` behind their back) and returns
-frozen values; the CLI only collects the flags the user gave. Every option has one row in
-:data:`OPTIONS` saying where it may come from, so the precedence is the same for all of them.
-``tfbuild.toml`` is read into :class:`ConfigFile` (every key of it is an OPTIONS row): unknown
-keys are errors with a "did you mean", wrong types name the key; relative paths in it are
-relative to that file, elsewhere to the working directory.
-
-Variables that other tools read too (``ANDROID_NDK_HOME``, then ``ANDROID_NDK_ROOT``;
-``ANDROID_SDK_HOME``, ``ANDROID_HOME``) are a row's fallback, below ``tfbuild.toml``: a project's
-file wins over whatever NDK a shell happens to export, while tfbuild's own variables
-(``TFBUILD_ANDROID_NDK``) override the file as every ``TFBUILD_*`` does. The NDK and SDK paths
-keep where they came from (:attr:`AndroidOptions.ndk_origin`), for messages and the dry run.
+frozen values. Relative paths in ``tfbuild.toml`` are relative to that file, elsewhere to the
+working directory.
 """
 
 from __future__ import annotations
 
 import os
-import re
-import shlex
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field, make_dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, Literal, Protocol, TypeVar, cast
 
-from tfbuild.config import check_choice, read_toml
+from tfbuild.config import read_toml
 from tfbuild.errors import ConfigError
 from tfbuild.flavour import Flavour
-from tfbuild.model.header import DEFAULT_OPS, GRANULARITIES, HeaderOptions
-from tfbuild.pipeline.android.names import (
-    DEFAULT_JAVA_PACKAGE,
-    DEFAULT_JNI_LIBRARY,
-    check_java_package,
-    check_library_name,
-)
-from tfbuild.pipeline.remote import RemoteOptions, SecretUrl, parse_cache_url, parse_distcc_hosts
-from tfbuild.pipeline.size_profiles import default_profile, profile_names
-from tfbuild.toolchain.targets import get_target
-from tfbuild.tree.mobile_types import MOBILE_TYPES_MODES, MobileTypesMode
+from tfbuild.model.header import DEFAULT_OPS as HEADER_DEFAULT_OPS
+from tfbuild.model.header import HeaderOptions
+from tfbuild.pipeline import option_kinds as kinds
+from tfbuild.pipeline.android.names import DEFAULT_JAVA_PACKAGE, DEFAULT_JNI_LIBRARY
+from tfbuild.pipeline.option_kinds import Kind
+from tfbuild.pipeline.remote import RemoteOptions, SecretUrl
+from tfbuild.tree.mobile_types import MobileTypesMode
 
 CONFIG_FILE_NAME = "tfbuild.toml"
 ENV_CONFIG = "TFBUILD_CONFIG"
 DEFAULT_OUTPUT_ROOT = "tfbuild-out"
 DEFAULT_OPS_LIBRARY_NAME = "tfbuild_ops"
-_NAME = re.compile(r"[a-z0-9][a-z0-9_.-]*\Z")
+
+T = TypeVar("T")
+T_co = TypeVar("T_co", covariant=True)
+
+
+# -- the declaration --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class DefaultContext:
+    """What a computed default may depend on: the working directory and the options resolved
+    without one (the output directory is named after the app and the target)."""
+
+    cwd: Path
+    app: str | None
+    target: str
+
+
+@dataclass(frozen=True)
+class Computed(Generic[T_co]):
+    """A default worked out when the options are resolved (the CPU count, the profile file's
+    default); ``text`` says what it is, for help and docs."""
+
+    compute: Callable[[DefaultContext], T_co]
+    text: str
+
+
+@dataclass(frozen=True, eq=False)
+class Option(Generic[T_co]):
+    """One build option, declared once (see the module docstring). Compared and hashed by
+    identity: the declaration itself is the key of every value and origin.
+
+    ``env`` are tfbuild's own variables (the first one set counts, above the file);
+    ``fallback_env`` other tools' (``ANDROID_NDK_HOME``), read only when neither ``env`` nor the
+    file sets the option. ``table`` None: the option has no ``tfbuild.toml`` key (``--dry-run``,
+    ``--app``); ``key`` defaults to the name.
+    ``flags`` are Click declarations (``--local/--no-local``; default ``--<name>``).
+    ``in_apps`` says whether an ``[apps.NAME]`` table may (or must) set the option too.
+    """
+
+    name: str
+    kind: Kind[T_co]
+    default: T_co | Computed[T_co]
+    help: str
+    env: tuple[str, ...]
+    table: str | None = "build"
+    key: str = ""
+    fallback_env: tuple[str, ...] = ()
+    flags: tuple[str, ...] = ()
+    metavar: str = ""
+    in_apps: Literal["no", "may", "must"] = "no"
+
+    @property
+    def toml_key(self) -> str:
+        return self.key or self.name
+
+    @property
+    def cli_flags(self) -> tuple[str, ...]:
+        return self.flags or ("--" + self.name.replace("_", "-"),)
+
+    @property
+    def cli_flag(self) -> str:
+        """The flag as messages name where a value came from: ``--local`` for ``--local/--no-local``."""
+        return self.cli_flags[0].split("/")[0]
+
+    @property
+    def file_key(self) -> str | None:
+        """``[table] key``, as messages and help name it; None without a table."""
+        return None if self.table is None else f"[{self.table}] {self.toml_key}"
+
+    @property
+    def variables(self) -> tuple[str, ...]:
+        """Every environment variable that may set the option, in the order they count."""
+        return (*self.env, *self.fallback_env)
+
+    @property
+    def value_name(self) -> str:
+        """The flag's metavar: ``PATH``, ``N``, ``URL`` ("" for a switch)."""
+        return self.metavar or self.kind.metavar
+
+    @property
+    def default_text(self) -> str:
+        """The default as help shows it: "" when there is none to show (None, off, empty), in
+        which case the help text says what not setting the option means."""
+        default = self.default
+        if isinstance(default, Computed):
+            return default.text
+        if default is None or default is False or default in ((), ""):
+            return ""
+        return str(default)
+
+    def default_for(self, context: DefaultContext) -> T_co:
+        default = self.default
+        return default.compute(context) if isinstance(default, Computed) else default
+
+    def parse(self, raw: object, where: str, *, base: Path) -> T_co:
+        return self.kind.parse(raw, where, base)
+
+
+def _cpu_count(context: DefaultContext) -> int:
+    return max(1, os.cpu_count() or 1)
+
+
+def _default_profile(context: DefaultContext) -> str:
+    from tfbuild.pipeline.size_profiles import default_profile
+
+    return default_profile()
+
+
+def _default_output_dir(context: DefaultContext) -> Path:
+    return context.cwd / DEFAULT_OUTPUT_ROOT / (context.app or "") / (context.target or "default")
+
+
+TARGET: Option[str] = Option(
+    "target", kinds.TARGET, "", "Build target (see 'tfbuild targets').", ("TFBUILD_TARGET",))
+APP: Option[str | None] = Option(
+    "app", kinds.NAME, None,
+    "Build [apps.NAME] of tfbuild.toml: its models, op sources, profile (see 'tfbuild plan').",
+    ("TFBUILD_APP",), table=None)
+MODELS: Option[tuple[Path, ...]] = Option(
+    "models", kinds.PATHS, (), "Model file or SavedModel (repeat for several).", ("TFBUILD_MODELS",),
+    flags=("--model",), metavar="MODEL", in_apps="must")
+SOURCE: Option[Path | None] = Option(
+    "source", kinds.PATH, None, "TensorFlow source tree to build.", ("TFBUILD_SOURCE",))
+FLAVOUR: Option[Flavour | None] = Option(
+    "flavour", kinds.FLAVOUR, None, f"{' | '.join(Flavour)} (default: chosen from the target and the tree).",
+    ("TFBUILD_FLAVOUR",))
+OUTPUT_DIR: Option[Path] = Option(
+    "output_dir", kinds.PATH, Computed(_default_output_dir, "tfbuild-out/<target>, or tfbuild-out/<app>/<target>"),
+    "Output directory.", ("TFBUILD_OUT",),
+    key="out", flags=("--out",))
+LOCAL: Option[bool] = Option(
+    "local", kinds.SWITCH, False, "Run on this machine, not in a container.", ("TFBUILD_LOCAL",),
+    flags=("--local/--no-local",))
+DRY_RUN: Option[bool] = Option(
+    "dry_run", kinds.SWITCH, False,
+    "Check as the build would (analysis, preflight, prerequisites), print the plan and the tree "
+    "changes as a diff; compile, change and write nothing.", ("TFBUILD_DRY_RUN",), table=None)
+PROTOBUF_RENAME: Option[bool] = Option(
+    "protobuf_rename", kinds.SWITCH, False, "Rename protobuf to google::protobuf3 (Makefile).",
+    ("TFBUILD_PROTOBUF_RENAME",), flags=("--protobuf-rename/--no-protobuf-rename",))
+JOBS: Option[int] = Option(
+    "jobs", kinds.COUNT, Computed(_cpu_count, "CPU count"), "Parallel compile jobs.",
+    ("TFBUILD_JOBS",))
+TIMEOUT: Option[float | None] = Option(
+    "timeout", kinds.SECONDS, None, "Seconds the whole build may take (default: no limit).", ("TFBUILD_TIMEOUT",))
+CACHE_PREFIX: Option[str] = Option(
+    "cache_prefix", kinds.NAME, "tfbuild", "Prefix of the cache volume names.",
+    ("TFBUILD_CACHE_PREFIX",))
+BASE_IMAGE: Option[str | None] = Option(
+    "base_image", kinds.STR, None, "Base image of the toolchain images.", ("TFBUILD_BASE_IMAGE",), metavar="IMAGE")
+OP_SOURCES: Option[tuple[Path, ...]] = Option(
+    "op_sources", kinds.PATHS, (), "A custom-op .cc file (repeat); no --source needed.", ("TFBUILD_OP_SOURCES",),
+    flags=("--op-source",), in_apps="may")
+OPS_LIBRARY_NAME: Option[str] = Option(
+    "ops_library_name", kinds.NAME, DEFAULT_OPS_LIBRARY_NAME,
+    "Op library name, lib<name>.so/.a.", ("TFBUILD_OPS_LIBRARY_NAME",))
+EXTRA_CFLAGS: Option[tuple[str, ...]] = Option(
+    "extra_cflags", kinds.WORDS, (), "Extra compiler flag (repeat).", ("TFBUILD_EXTRA_CFLAGS",),
+    flags=("--extra-cflag",), metavar="FLAG", in_apps="may")
+SIZE_PROFILE: Option[str] = Option(
+    "size_profile", kinds.SIZE_PROFILE, Computed(_default_profile, "size_profiles.toml's default"),
+    "Size profile: stock (the tree's own flags) | balanced | small.",
+    ("TFBUILD_SIZE_PROFILE",), in_apps="may")
+PER_FILE_SELECTION: Option[bool] = Option(
+    "per_file_selection", kinds.SWITCH, False,
+    "Each kernel source sees only its own selection (Makefile): a second app recompiles less.",
+    ("TFBUILD_PER_FILE_SELECTION",), flags=("--per-file-selection/--one-selection",))
+SOURCE_DATE_EPOCH: Option[int | None] = Option(
+    "source_date_epoch", kinds.EPOCH, None, "Build time for date macros (default: the tree's commit time).",
+    ("TFBUILD_SOURCE_DATE_EPOCH",), fallback_env=("SOURCE_DATE_EPOCH",))
+REMOTE_CACHE: Option[SecretUrl | None] = Option(
+    "remote_cache", kinds.CACHE_URL, None,
+    "Shared compile cache URL: http(s)/redis for ccache, http(s)/grpc for Bazel (user:password@ allowed).",
+    ("TFBUILD_REMOTE_CACHE",))
+DISTCC_HOSTS: Option[tuple[str, ...]] = Option(
+    "distcc_hosts", kinds.DISTCC_HOSTS, (),
+    "A distccd worker as distcc names it, HOST:PORT/LIMIT (repeat; Makefile flavour).", ("TFBUILD_DISTCC_HOSTS",),
+    flags=("--distcc-host",))
+DEFAULT_OPS: Option[str] = Option(
+    "default_ops", kinds.DEFAULT_OPS, HEADER_DEFAULT_OPS,
+    "Header default ops: Op:KernelClass pairs always kept (comma-separated); '' for none; 'all' keeps "
+    "everything.", ("TFBUILD_DEFAULT_OPS",), table="header", in_apps="may")
+GRANULARITY: Option[str] = Option(
+    "granularity", kinds.GRANULARITY, HeaderOptions().granularity,
+    "Header granularity: kernel (exact kernel classes) | op (every kernel of each needed op).",
+    ("TFBUILD_HEADER_GRANULARITY",), table="header")
+SDK: Option[Path | None] = Option(
+    "sdk", kinds.PATH, None, "Android SDK directory (Bazel Android builds).", ("TFBUILD_ANDROID_SDK",),
+    table="android", fallback_env=("ANDROID_SDK_HOME", "ANDROID_HOME"))
+NDK: Option[Path | None] = Option(
+    "ndk", kinds.PATH, None, "Android NDK directory (Android builds).", ("TFBUILD_ANDROID_NDK",),
+    table="android", fallback_env=("ANDROID_NDK_HOME", "ANDROID_NDK_ROOT"))
+API_LEVEL: Option[int | None] = Option(
+    "api_level", kinds.COUNT, None, "Android SDK platform level (default: the highest installed).",
+    ("TFBUILD_ANDROID_API_LEVEL",), table="android")
+BUILD_TOOLS: Option[str | None] = Option(
+    "build_tools", kinds.STR, None, "Android build tools version (default: the highest installed).",
+    ("TFBUILD_ANDROID_BUILD_TOOLS",), table="android", metavar="VERSION")
+NDK_API_LEVEL: Option[int | None] = Option(
+    "ndk_api_level", kinds.COUNT, None, "Android NDK API level (default: the tree's, else 21).",
+    ("TFBUILD_ANDROID_NDK_API_LEVEL",), table="android")
+MOBILE_TYPES: Option[MobileTypesMode] = Option(
+    "mobile_types", kinds.MOBILE_TYPES, "auto",
+    "Android/iOS type set: auto (slim when every kernel the models need survives it) | slim | full.",
+    ("TFBUILD_MOBILE_TYPES",), table="android")
+JAVA_PACKAGE: Option[str] = Option(
+    "java_package", kinds.JAVA_PACKAGE, DEFAULT_JAVA_PACKAGE,
+    "Java package of the JNI library's inference class (Android).",
+    ("TFBUILD_JAVA_PACKAGE",), table="android")
+JNI_LIBRARY: Option[str] = Option(
+    "jni_library", kinds.JNI_LIBRARY, DEFAULT_JNI_LIBRARY,
+    "JNI library name, lib<name>.so (Android).", ("TFBUILD_JNI_LIBRARY",),
+    table="android")
+
+OPTIONS: tuple[Option[object], ...] = (
+    TARGET, APP, MODELS, SOURCE, FLAVOUR, OUTPUT_DIR, LOCAL, DRY_RUN, PROTOBUF_RENAME, JOBS, TIMEOUT, CACHE_PREFIX,
+    BASE_IMAGE, OP_SOURCES, OPS_LIBRARY_NAME, EXTRA_CFLAGS, SIZE_PROFILE, PER_FILE_SELECTION, SOURCE_DATE_EPOCH,
+    REMOTE_CACHE, DISTCC_HOSTS, DEFAULT_OPS, GRANULARITY, SDK, NDK, API_LEVEL, BUILD_TOOLS, NDK_API_LEVEL,
+    MOBILE_TYPES, JAVA_PACKAGE, JNI_LIBRARY,
+)
+"""Every build option, in the order help and ``config show`` list them."""
+_BY_NAME = {option.name: option for option in OPTIONS}
+
+
+# -- the resolved options ---------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
 class AndroidOptions:
     """Where the Android SDK and NDK are, and the levels a build uses (None: pick as TF's
-    configure.py does: the highest SDK platform and build tools present, NDK API level 21)."""
+    configure.py does: the highest SDK platform and build tools present, NDK API level 21).
+    Its defaults are the declarations' (tests/test_option_declarations.py checks): tests and
+    library callers make these directly."""
 
     sdk: Path | None = None
     ndk: Path | None = None
@@ -72,7 +302,8 @@ class AndroidOptions:
 
 @dataclass(frozen=True)
 class BuildOptions:
-    """Everything ``tfbuild build`` needs to know, fully resolved.
+    """Everything ``tfbuild build`` needs to know, fully resolved. No field has a default of
+    its own: :func:`_build_options` fills each from its declaration, the one place defaults are.
 
     ``flavour`` None means "choose from the target and the tree" (see ``tfbuild.pipeline.run``);
     ``timeout`` is seconds for the whole build (None: no limit).
@@ -83,192 +314,80 @@ class BuildOptions:
     source: Path | None
     flavour: Flavour | None
     output_dir: Path
-    local: bool = False
-    dry_run: bool = False
-    header: HeaderOptions = field(default_factory=HeaderOptions)
-    protobuf_rename: bool = False
-    jobs: int = 2
-    timeout: float | None = None
-    cache_prefix: str = "tfbuild"
-    base_image: str | None = None
-    op_sources: tuple[Path, ...] = ()
-    ops_library_name: str = DEFAULT_OPS_LIBRARY_NAME
-    extra_cflags: tuple[str, ...] = ()
-    size_profile: str = "stock"
+    local: bool
+    dry_run: bool
+    header: HeaderOptions
+    protobuf_rename: bool
+    jobs: int
+    timeout: float | None
+    cache_prefix: str
+    base_image: str | None
+    op_sources: tuple[Path, ...]
+    ops_library_name: str
+    extra_cflags: tuple[str, ...]
+    size_profile: str
     """A profile of ``toolchains/tensorflow/size_profiles.toml`` (:mod:`tfbuild.pipeline.size_profiles`)."""
-    android: AndroidOptions = field(default_factory=AndroidOptions)
-    config_file: Path | None = None
-    per_file_selection: bool = False
+    android: AndroidOptions
+    config_file: Path | None
+    per_file_selection: bool
     """Each kernel and op source sees only its own selection (:mod:`tfbuild.pipeline.per_file_selection`;
     the Makefile flavour), so a second app rebuilds only the files whose selection changed."""
-    source_date_epoch: int | None = None
+    source_date_epoch: int | None
     """Seconds since 1970 the build's date macros and archives get (None: the tree's commit time;
     :mod:`tfbuild.pipeline.reproducible`)."""
-    app: str | None = None
+    app: str | None
     """The ``[apps.NAME]`` of tfbuild.toml this build is for (None: the file's ``[build]`` alone)."""
-    remote: RemoteOptions = field(default_factory=RemoteOptions)
+    remote: RemoteOptions
     """The fleet's shared compile cache and distcc workers (:mod:`tfbuild.pipeline.remote`)."""
 
 
 @dataclass(frozen=True)
-class BuildTable:
-    """``[build]`` of tfbuild.toml as written: types checked here, meaning by :data:`OPTIONS`."""
+class OptionValues:
+    """Values by declaration, read back with the declaration's own type (``values[JOBS]`` is an
+    int to mypy): how values travel from a layer to :class:`BuildOptions` without a string key."""
 
-    target: str | None = None
-    models: tuple[Path, ...] | None = None
-    source: Path | None = None
-    flavour: Flavour | None = None
-    out: Path | None = None
-    local: bool | None = None
-    protobuf_rename: bool | None = None
-    jobs: int | None = None
-    timeout: float | None = None
-    cache_prefix: str | None = None
-    base_image: str | None = None
-    op_sources: tuple[Path, ...] | None = None
-    ops_library_name: str | None = None
-    extra_cflags: tuple[str, ...] | None = None
-    size_profile: str | None = None
-    source_date_epoch: int | None = None
-    per_file_selection: bool | None = None
-    remote_cache: str | None = None
-    distcc_hosts: tuple[str, ...] | None = None
+    values: Mapping[Option[object], object] = field(default_factory=dict)
+
+    def __getitem__(self, option: Option[T]) -> T:
+        return cast(T, self.values[option])
+
+    def __contains__(self, option: object) -> bool:
+        return option in self.values
+
+    def get(self, option: Option[T]) -> T | None:
+        return cast("T | None", self.values.get(option))
 
 
 @dataclass(frozen=True)
-class HeaderTable:
-    """``[header]`` of tfbuild.toml as written."""
+class Flags(OptionValues):
+    """What a command's flags gave, by declaration (:mod:`tfbuild.cli.option_flags` fills it
+    from Click's parameters). A flag left out is absent; values are as Typer converted them,
+    and the option's kind checks them like any other layer's.
 
-    default_ops: str | None = None
-    granularity: str | None = None
+    ``takes`` are the options the command takes (None: all of them). Only those are read from
+    the environment and the file; the rest keep their defaults, so a variable meant for the
+    build (a bad ``TFBUILD_JOBS``) does not stop ``tfbuild kernels``."""
 
+    takes: frozenset[Option[object]] | None = None
 
-@dataclass(frozen=True)
-class AndroidTable:
-    """``[android]`` of tfbuild.toml as written."""
+    @classmethod
+    def of(cls, given: Iterable[tuple[Option[object], object]], *, takes: Iterable[Option[object]] | None = None
+           ) -> Flags:
+        """The flags given: None and an empty repeated flag mean "not given"."""
+        values = {option: value for option, value in given if value is not None and value not in ([], ())}
+        return cls(values, None if takes is None else frozenset(takes))
 
-    sdk: Path | None = None
-    ndk: Path | None = None
-    api_level: int | None = None
-    build_tools: str | None = None
-    ndk_api_level: int | None = None
-    mobile_types: str | None = None
-    java_package: str | None = None
-    jni_library: str | None = None
+    def reads(self, option: Option[object]) -> bool:
+        """Whether the command takes ``option`` (and so reads it from every layer)."""
+        return self.takes is None or option in self.takes
 
-
-@dataclass(frozen=True)
-class AppTable:
-    """``[apps.NAME]``: one app of a repository that ships several. Its own models, op library
-    sources, extra compiler flags, header default ops and size profile override ``[build]`` and
-    ``[header]`` for that app; ``targets`` are the targets it ships (the CI matrix's rows)."""
-
-    models: tuple[Path, ...]
-    targets: tuple[str, ...]
-    op_sources: tuple[Path, ...] | None = None
-    extra_cflags: tuple[str, ...] | None = None
-    default_ops: str | None = None
-    size_profile: str | None = None
-
-
-APP_OPTIONS = ("models", "op_sources", "extra_cflags", "default_ops", "size_profile")
-"""The options an ``[apps.NAME]`` table may set, by the same names."""
-
-
-@dataclass(frozen=True)
-class ConfigFile:
-    """A ``tfbuild.toml``; a key left out is None (not set there)."""
-
-    build: BuildTable = field(default_factory=BuildTable)
-    header: HeaderTable = field(default_factory=HeaderTable)
-    android: AndroidTable = field(default_factory=AndroidTable)
-    apps: dict[str, AppTable] = field(default_factory=dict)
-
-    def value(self, spec: OptionSpec) -> Any:
-        """What the file sets option ``spec`` to, or None."""
-        if spec.section is None or spec.key is None:
-            return None
-        return getattr(getattr(self, spec.section), spec.key)
-
-
-@dataclass(frozen=True)
-class OptionSpec:
-    """One option: its name (as the CLI passes it), its ``[section] key`` in tfbuild.toml, the
-    environment variables that may set it (first present wins) and how to read a value.
-    ``fallback_env`` are variables other tools set too: read, in order, only when neither
-    tfbuild.toml nor ``env`` sets the option."""
-
-    name: str
-    section: str | None
-    key: str | None
-    env: tuple[str, ...]
-    kind: str  # a key of _PARSERS: str, path, paths, bool, int, seconds, words, choice (a flavour), ...
-    fallback_env: tuple[str, ...] = ()
-    flag: str | None = None
-    """The command-line flag, when it is not ``--<name>`` with dashes (``--out`` for output_dir)."""
-
-    @property
-    def cli_flag(self) -> str:
-        return self.flag or "--" + self.name.replace("_", "-")
-
-
-OPTIONS: tuple[OptionSpec, ...] = (
-    OptionSpec("target", "build", "target", ("TFBUILD_TARGET",), "target"),
-    OptionSpec("app", None, None, ("TFBUILD_APP",), "name"),
-    OptionSpec("models", "build", "models", ("TFBUILD_MODELS",), "paths", flag="--model"),
-    OptionSpec("source", "build", "source", ("TFBUILD_SOURCE",), "path"),
-    OptionSpec("flavour", "build", "flavour", ("TFBUILD_FLAVOUR",), "choice"),
-    OptionSpec("output_dir", "build", "out", ("TFBUILD_OUT",), "path", flag="--out"),
-    OptionSpec("local", "build", "local", ("TFBUILD_LOCAL",), "bool"),
-    OptionSpec("dry_run", None, None, ("TFBUILD_DRY_RUN",), "bool"),
-    OptionSpec("protobuf_rename", "build", "protobuf_rename", ("TFBUILD_PROTOBUF_RENAME",), "bool"),
-    OptionSpec("jobs", "build", "jobs", ("TFBUILD_JOBS",), "int"),
-    OptionSpec("timeout", "build", "timeout", ("TFBUILD_TIMEOUT",), "seconds"),
-    OptionSpec("cache_prefix", "build", "cache_prefix", ("TFBUILD_CACHE_PREFIX",), "name"),
-    OptionSpec("base_image", "build", "base_image", ("TFBUILD_BASE_IMAGE",), "str"),
-    OptionSpec("op_sources", "build", "op_sources", ("TFBUILD_OP_SOURCES",), "paths", flag="--op-source"),
-    OptionSpec("ops_library_name", "build", "ops_library_name", ("TFBUILD_OPS_LIBRARY_NAME",), "name"),
-    OptionSpec("extra_cflags", "build", "extra_cflags", ("TFBUILD_EXTRA_CFLAGS",), "words", flag="--extra-cflag"),
-    OptionSpec("size_profile", "build", "size_profile", ("TFBUILD_SIZE_PROFILE",), "size_profile"),
-    OptionSpec("per_file_selection", "build", "per_file_selection", ("TFBUILD_PER_FILE_SELECTION",), "bool"),
-    OptionSpec("source_date_epoch", "build", "source_date_epoch", ("TFBUILD_SOURCE_DATE_EPOCH",), "epoch",
-               ("SOURCE_DATE_EPOCH",)),
-    OptionSpec("remote_cache", "build", "remote_cache", ("TFBUILD_REMOTE_CACHE",), "cache_url"),
-    OptionSpec("distcc_hosts", "build", "distcc_hosts", ("TFBUILD_DISTCC_HOSTS",), "distcc_hosts",
-               flag="--distcc-host"),
-    OptionSpec("default_ops", "header", "default_ops", ("TFBUILD_DEFAULT_OPS",), "default_ops"),
-    OptionSpec("granularity", "header", "granularity", ("TFBUILD_HEADER_GRANULARITY",), "granularity"),
-    OptionSpec("sdk", "android", "sdk", ("TFBUILD_ANDROID_SDK",), "path", ("ANDROID_SDK_HOME", "ANDROID_HOME")),
-    OptionSpec("ndk", "android", "ndk", ("TFBUILD_ANDROID_NDK",), "path", ("ANDROID_NDK_HOME", "ANDROID_NDK_ROOT")),
-    OptionSpec("api_level", "android", "api_level", ("TFBUILD_ANDROID_API_LEVEL",), "int"),
-    OptionSpec("build_tools", "android", "build_tools", ("TFBUILD_ANDROID_BUILD_TOOLS",), "str"),
-    OptionSpec("ndk_api_level", "android", "ndk_api_level", ("TFBUILD_ANDROID_NDK_API_LEVEL",), "int"),
-    OptionSpec("mobile_types", "android", "mobile_types", ("TFBUILD_MOBILE_TYPES",), "mobile_types"),
-    OptionSpec("java_package", "android", "java_package", ("TFBUILD_JAVA_PACKAGE",), "java_package"),
-    OptionSpec("jni_library", "android", "jni_library", ("TFBUILD_JNI_LIBRARY",), "jni_library"),
-)
-_BY_NAME = {spec.name: spec for spec in OPTIONS}
-
-
-def resolve_build_options(
-    cli: Mapping[str, Any],
-    *,
-    environ: Mapping[str, str],
-    cwd: Path,
-    config_file: Path | None = None,
-    require_target: bool = True,
-) -> BuildOptions:
-    """Resolve every option: defaults < ``tfbuild.toml`` < ``environ`` < ``cli`` (other tools'
-    variables, an option's ``fallback_env``, rank below ``tfbuild.toml``).
-
-    ``cli`` maps option names (:data:`OPTIONS`) to what the user gave; None means "not given".
-    The config file is ``config_file``, else ``$TFBUILD_CONFIG``, else ``cwd/tfbuild.toml`` when
-    it exists. ``require_target=False`` is for commands that need only part of the options
-    (``tfbuild workspace``); the target is then an empty string when none was given.
-    """
-    return resolve_with_origins(
-        cli, environ=environ, cwd=cwd, config_file=config_file, require_target=require_target
-    ).options
+    @classmethod
+    def named(cls, **given: object) -> Flags:
+        """Flags by option name, for tests and scripts that call the resolver directly."""
+        unknown = sorted(set(given) - set(_BY_NAME))
+        if unknown:
+            raise ValueError(f"not an option: {unknown}")  # a caller's bug, not user input
+        return cls.of((_BY_NAME[name], value) for name, value in given.items())
 
 
 @dataclass(frozen=True)
@@ -278,11 +397,87 @@ class ResolvedOptions:
 
     options: BuildOptions
     origins: Mapping[str, str]
+    """By option name: where each value not a default came from."""
     config_path: Path | None
+    values: OptionValues = field(default_factory=OptionValues)
+    """Every option's value, defaults included, by declaration."""
+
+    def origin(self, option: Option[object]) -> str:
+        return self.origins.get(option.name, "default")
+
+
+# -- tfbuild.toml, as the declarations describe it ---------------------------------------------
+
+_TABLES = tuple(dict.fromkeys(option.table for option in OPTIONS if option.table is not None))
+
+
+def _table_class(name: str, fields: list[tuple[str, object, Any]]) -> type[Any]:
+    """A frozen dataclass made from declarations: mypy cannot see its fields, so it is
+    read by declaration (``getattr(table, option.toml_key)``) or through :class:`_App`."""
+    return make_dataclass(name, fields, frozen=True)
+
+
+def _optional(option: Option[object]) -> tuple[str, object, Any]:
+    """A key the file may leave out: None there means "not set here"."""
+    return option.toml_key, option.kind.toml | None, field(default=None)  # type: ignore[operator]
+
+
+AppTable = _table_class("AppTable", [
+    ("targets", tuple[str, ...], field()),
+    *((option.toml_key, option.kind.toml, field()) for option in OPTIONS if option.in_apps == "must"),
+    *(_optional(option) for option in OPTIONS if option.in_apps == "may"),
+])
+"""``[apps.NAME]``: one app of a repository that ships several. The options declared ``in_apps``
+override ``[build]`` and ``[header]`` for that app; ``targets`` are the targets it ships (the CI
+matrix's rows)."""
+
+
+
+def _section(table: str) -> tuple[str, object, Any]:
+    """``[table]``: a key per option declared in it, the table itself optional."""
+    cls = _table_class(f"{table.title()}Table", [_optional(option) for option in OPTIONS if option.table == table])
+    return table, cls, field(default_factory=cls)
+
+
+ConfigFile = _table_class("ConfigFile", [
+    *(_section(table) for table in _TABLES),
+    ("apps", Mapping[str, AppTable], field(default_factory=dict)),  # type: ignore[valid-type]
+])
+"""A ``tfbuild.toml``: a table per declared ``table``, a key per option, and ``[apps.NAME]``."""
+
+
+class _App(Protocol):
+    """What the resolver reads of an :data:`AppTable` by name; its options by their keys."""
+
+    @property
+    def targets(self) -> tuple[str, ...]: ...
+
+
+# -- the resolver -----------------------------------------------------------------------------
+
+
+def resolve_build_options(
+    flags: Flags,
+    *,
+    environ: Mapping[str, str],
+    cwd: Path,
+    config_file: Path | None = None,
+    require_target: bool = True,
+) -> BuildOptions:
+    """Resolve every option: defaults < ``tfbuild.toml`` < ``environ`` < ``flags`` (other tools'
+    variables, an option's ``fallback_env``, rank below ``tfbuild.toml``).
+
+    The config file is ``config_file``, else ``$TFBUILD_CONFIG``, else ``cwd/tfbuild.toml`` when
+    it exists. ``require_target=False`` is for commands that need only part of the options
+    (``tfbuild workspace``); the target is then an empty string when none was given.
+    """
+    return resolve_with_origins(
+        flags, environ=environ, cwd=cwd, config_file=config_file, require_target=require_target
+    ).options
 
 
 def resolve_with_origins(
-    cli: Mapping[str, Any],
+    flags: Flags,
     *,
     environ: Mapping[str, str],
     cwd: Path,
@@ -290,125 +485,131 @@ def resolve_with_origins(
     require_target: bool = True,
 ) -> ResolvedOptions:
     """:func:`resolve_build_options`, keeping where each value came from (``tfbuild config show``)."""
-    unknown = set(cli) - set(_BY_NAME)
-    if unknown:
-        raise ValueError(f"not an option: {sorted(unknown)}")  # a tfbuild bug, not user input
     cwd = Path(cwd).resolve()
     config_path = _config_path(config_file, environ, cwd)
-    app = cli.get("app") or environ.get("TFBUILD_APP") or None
+    app = (flags.get(APP) or next((environ[name] for name in APP.env if environ.get(name)), None)
+           if flags.reads(APP) else None)
     if app is not None and config_path is None:
         raise ConfigError(f"app {app!r}: no tfbuild.toml to read [apps.{app}] from",
                           hint="pass --config, or run where the repository's tfbuild.toml is")
-    values, origins, apps = _from_config(config_path, app) if config_path is not None else ({}, {}, {})
-    for spec in OPTIONS:
-        layers = (spec.env,) if spec.name in values else (spec.fallback_env, spec.env)
+    values: dict[Option[object], object] = {}
+    origins: dict[Option[object], str] = {}
+    apps: Mapping[str, _App] = {}
+    if config_path is not None:
+        apps = _from_config(config_path, str(app) if app is not None else None, flags, values, origins)
+    for option in filter(flags.reads, OPTIONS):
+        layers = (option.env,) if option in values else (option.fallback_env, option.env)
         for variables in layers:
             variable = next((name for name in variables if environ.get(name, "") != ""), None)
             if variable is not None:
-                origins[spec.name] = f"${variable}"
-                values[spec.name] = _parse(spec, environ[variable], origins[spec.name], base=cwd)
-        if cli.get(spec.name) is not None:
-            origins[spec.name] = _flag(spec.name)
-            values[spec.name] = _parse(spec, cli[spec.name], origins[spec.name], base=cwd)
-    options = _build_options(values, origins, cwd=cwd, config_path=config_path, require_target=require_target)
-    if options.app is not None and options.target and options.target not in apps[options.app].targets:
+                origins[option] = f"${variable}"
+                values[option] = option.parse(environ[variable], origins[option], base=cwd)
+        if option in flags:
+            origins[option] = option.cli_flag
+            values[option] = option.parse(flags.values[option], origins[option], base=cwd)
+    if TARGET not in values and require_target and flags.reads(TARGET):
         raise ConfigError(
-            f"{origins.get('target', 'target')}: app {options.app} ships {', '.join(apps[options.app].targets)}, "
-            f"not {options.target}",
+            "no target given", hint="pass --target (see 'tfbuild targets'), or set [build] target in tfbuild.toml"
+        )
+    context = DefaultContext(cwd, cast("str | None", values.get(APP)), cast(str, values.get(TARGET, "")))
+    for option in OPTIONS:
+        if option not in values:
+            values[option] = option.default_for(context)
+    resolved = OptionValues(values)
+    options = _build_options(resolved, origins, config_path=config_path)
+    if options.app is not None and options.target and options.target not in apps[options.app].targets:
+        where = origins.get(TARGET, "target")
+        targets = ", ".join(apps[options.app].targets)
+        raise ConfigError(
+            f"{where}: app {options.app} ships {targets}, not {options.target}",
             hint=f"pass one of its targets, or add {options.target} to [apps.{options.app}] targets",
         )
-    return ResolvedOptions(options, dict(origins), config_path)
+    by_name = {option.name: origin for option, origin in origins.items()}
+    return ResolvedOptions(options, by_name, config_path, resolved)
 
 
 def _build_options(
-    values: dict[str, Any], origins: dict[str, str], *, cwd: Path, config_path: Path | None, require_target: bool
+    values: OptionValues, origins: Mapping[Option[object], str], *, config_path: Path | None
 ) -> BuildOptions:
-    target = values.get("target")
-    if target is None:
-        if require_target:
-            raise ConfigError(
-                "no target given", hint="pass --target (see 'tfbuild targets'), or set [build] target in tfbuild.toml"
-            )
-        target = ""
-    header = HeaderOptions(
-        default_ops=values.get("default_ops", DEFAULT_OPS), granularity=values.get("granularity", "kernel")
-    )
-    default_out = cwd / DEFAULT_OUTPUT_ROOT / values.get("app", "") / (target or "default")
+    """The options, grouped as the build reads them: each field from its declaration's value."""
     return BuildOptions(
-        target=target,
-        models=values.get("models", ()),
-        source=values.get("source"),
-        flavour=values.get("flavour"),
-        output_dir=values.get("output_dir") or default_out,
-        app=values.get("app"),
-        local=values.get("local", False),
-        dry_run=values.get("dry_run", False),
-        header=header,
-        protobuf_rename=values.get("protobuf_rename", False),
-        jobs=values.get("jobs") or max(1, os.cpu_count() or 1),
-        timeout=values.get("timeout"),
-        cache_prefix=values.get("cache_prefix", "tfbuild"),
-        base_image=values.get("base_image"),
-        op_sources=values.get("op_sources", ()),
-        ops_library_name=values.get("ops_library_name", DEFAULT_OPS_LIBRARY_NAME),
-        extra_cflags=values.get("extra_cflags", ()),
-        size_profile=values.get("size_profile") or default_profile(),
-        source_date_epoch=values.get("source_date_epoch"),
-        per_file_selection=values.get("per_file_selection", False),
+        target=values[TARGET],
+        models=values[MODELS],
+        source=values[SOURCE],
+        flavour=values[FLAVOUR],
+        output_dir=values[OUTPUT_DIR],
+        app=values[APP],
+        local=values[LOCAL],
+        dry_run=values[DRY_RUN],
+        header=HeaderOptions(default_ops=values[DEFAULT_OPS], granularity=values[GRANULARITY]),
+        protobuf_rename=values[PROTOBUF_RENAME],
+        jobs=values[JOBS],
+        timeout=values[TIMEOUT],
+        cache_prefix=values[CACHE_PREFIX],
+        base_image=values[BASE_IMAGE],
+        op_sources=values[OP_SOURCES],
+        ops_library_name=values[OPS_LIBRARY_NAME],
+        extra_cflags=values[EXTRA_CFLAGS],
+        size_profile=values[SIZE_PROFILE],
+        source_date_epoch=values[SOURCE_DATE_EPOCH],
+        per_file_selection=values[PER_FILE_SELECTION],
         android=AndroidOptions(
-            sdk=values.get("sdk"),
-            ndk=values.get("ndk"),
-            api_level=values.get("api_level"),
-            build_tools=values.get("build_tools"),
-            ndk_api_level=values.get("ndk_api_level"),
-            sdk_origin=origins.get("sdk"),
-            ndk_origin=origins.get("ndk"),
-            mobile_types=values.get("mobile_types", "auto"),
-            java_package=values.get("java_package", DEFAULT_JAVA_PACKAGE),
-            jni_library=values.get("jni_library", DEFAULT_JNI_LIBRARY),
+            sdk=values[SDK],
+            ndk=values[NDK],
+            api_level=values[API_LEVEL],
+            build_tools=values[BUILD_TOOLS],
+            ndk_api_level=values[NDK_API_LEVEL],
+            sdk_origin=origins.get(SDK),
+            ndk_origin=origins.get(NDK),
+            mobile_types=values[MOBILE_TYPES],
+            java_package=values[JAVA_PACKAGE],
+            jni_library=values[JNI_LIBRARY],
         ),
         config_file=config_path,
-        remote=RemoteOptions(remote_cache=values.get("remote_cache"), distcc_hosts=values.get("distcc_hosts", ())),
+        remote=RemoteOptions(remote_cache=values[REMOTE_CACHE], distcc_hosts=values[DISTCC_HOSTS]),
     )
 
 
 def _from_config(
-    path: Path, app: str | None = None
-) -> tuple[dict[str, Any], dict[str, str], dict[str, AppTable]]:
-    """The options ``path`` sets, and where (``<file>: [section] key``): their types checked
-    against :class:`ConfigFile`, their values as those of every other layer; relative paths
-    are relative to the file. With ``app``, its ``[apps.NAME]`` table overrides the rest of
-    the file. Also every app the file names."""
+    path: Path, app: str | None, flags: Flags, values: dict[Option[object], object], origins: dict[Option[object], str]
+) -> Mapping[str, _App]:
+    """Add the options ``path`` sets to ``values``, and where (``<file>: [table] key``) to
+    ``origins``: their types checked against :data:`ConfigFile`, their values by each option's
+    kind, as every other layer's; relative paths are relative to the file. With ``app``, its
+    ``[apps.NAME]`` table overrides the rest of the file. Only the options ``flags`` says the
+    command takes are read (every key is checked all the same). Returns every app the file names."""
     config = read_toml(ConfigFile, path)
-    values, origins = {}, {}
-    for spec in OPTIONS:
-        value = config.value(spec)
+    for option in filter(flags.reads, OPTIONS):
+        if option.table is None:
+            continue
+        value = getattr(getattr(config, option.table), option.toml_key)
         if value is not None:
-            origins[spec.name] = f"{path}: [{spec.section}] {spec.key}"
-            values[spec.name] = _parse(spec, value, origins[spec.name], base=path.parent)
+            origins[option] = f"{path}: {option.file_key}"
+            values[option] = option.parse(value, origins[option], base=path.parent)
+    apps: Mapping[str, _App] = config.apps
     if app is not None:
-        table = config.apps.get(app)
+        table = apps.get(app)
         if table is None:
-            known = ", ".join(sorted(config.apps)) or "none"
+            known = ", ".join(sorted(apps)) or "none"
             raise ConfigError(f"{path}: no [apps.{app}] (apps: {known})", hint="pass --app with one of them")
-        for name in APP_OPTIONS:
-            value = getattr(table, name)
+        for option in filter(flags.reads, OPTIONS):
+            value = getattr(table, option.toml_key) if option.in_apps != "no" else None
             if value is not None:
-                origins[name] = f"{path}: [apps.{app}] {name}"
-                values[name] = _parse(_BY_NAME[name], value, origins[name], base=path.parent)
-    return values, origins, dict(config.apps)
+                origins[option] = f"{path}: [apps.{app}] {option.toml_key}"
+                values[option] = option.parse(value, origins[option], base=path.parent)
+    return apps
 
 
 def app_matrix(path: Path) -> list[dict[str, str]]:
     """Every app x target the file at ``path`` declares, in file order: the CI matrix."""
-    config = read_toml(ConfigFile, path)
-    if not config.apps:
+    apps: Mapping[str, _App] = read_toml(ConfigFile, path).apps
+    if not apps:
         raise ConfigError(f"{path}: no [apps.NAME] tables, so no matrix", hint="declare each app's models and targets")
     rows = []
-    for name, table in config.apps.items():
-        _as_name(name, f"{path}: [apps.{name}]", path.parent)
+    for name, table in apps.items():
+        kinds.as_name(name, f"{path}: [apps.{name}]", path.parent)
         for target in table.targets:
-            _as_target(target, f"{path}: [apps.{name}] targets", path.parent)
+            kinds.as_target(target, f"{path}: [apps.{name}] targets", path.parent)
             rows.append({"app": name, "target": target, "out": f"{DEFAULT_OUTPUT_ROOT}/{name}/{target}"})
     return rows
 
@@ -420,194 +621,3 @@ def _config_path(explicit: Path | None, environ: Mapping[str, str], cwd: Path) -
         return (cwd / environ[ENV_CONFIG]).resolve()
     default = cwd / CONFIG_FILE_NAME
     return default if default.is_file() else None
-
-
-def _flag(name: str) -> str:
-    return _BY_NAME[name].cli_flag
-
-
-# -- value parsing: TOML gives typed values, the environment strings, the CLI typed values ----
-
-
-def _parse(spec: OptionSpec, raw: Any, where: str, *, base: Path) -> Any:
-    return _PARSERS[spec.kind](raw, where, base)
-
-
-def _as_str(raw: Any, where: str, base: Path) -> str:
-    if not isinstance(raw, str):
-        raise ConfigError(f"{where}: expected a string, got {raw!r}")
-    return raw
-
-
-def _as_path(raw: Any, where: str, base: Path) -> Path:
-    if isinstance(raw, Path):
-        raw = str(raw)
-    text = _as_str(raw, where, base)
-    if not text.strip():
-        raise ConfigError(f"{where}: empty path")
-    return (base / Path(text).expanduser()).resolve()
-
-
-def _as_paths(raw: Any, where: str, base: Path) -> tuple[Path, ...]:
-    if isinstance(raw, str):  # the environment: a path list like $PATH
-        items = [item for item in raw.split(os.pathsep) if item]
-    elif isinstance(raw, (list, tuple)):
-        items = list(raw)
-    else:
-        raise ConfigError(f"{where}: expected a list of paths, got {raw!r}")
-    return tuple(_as_path(item, where, base) for item in items)
-
-
-_TRUE = ("1", "true", "yes", "on")
-_FALSE = ("0", "false", "no", "off")
-
-
-def _as_bool(raw: Any, where: str, base: Path) -> bool:
-    if isinstance(raw, bool):
-        return raw
-    if isinstance(raw, str) and raw.strip().lower() in _TRUE + _FALSE:
-        return raw.strip().lower() in _TRUE
-    raise ConfigError(f"{where}: expected true or false, got {raw!r}", hint=f"use one of: {', '.join(_TRUE + _FALSE)}")
-
-
-def _whole_number(raw: Any, where: str, *, least: int, what: str) -> int:
-    """``raw`` (a TOML integer or an environment string) as an int of at least ``least``."""
-    if isinstance(raw, str):
-        try:
-            raw = int(raw.strip())
-        except ValueError:
-            raise ConfigError(f"{where}: expected a whole number, got {raw!r}") from None
-    if isinstance(raw, bool) or not isinstance(raw, int) or raw < least:
-        raise ConfigError(f"{where}: expected {what}, got {raw!r}")
-    return raw
-
-
-def _as_int(raw: Any, where: str, base: Path) -> int:
-    return _whole_number(raw, where, least=1, what="a positive whole number")
-
-
-def _as_seconds(raw: Any, where: str, base: Path) -> float:
-    if isinstance(raw, str):
-        try:
-            raw = float(raw.strip())
-        except ValueError:
-            raise ConfigError(f"{where}: expected seconds, got {raw!r}") from None
-    if isinstance(raw, bool) or not isinstance(raw, (int, float)) or raw <= 0:
-        raise ConfigError(f"{where}: expected a positive number of seconds, got {raw!r}")
-    return float(raw)
-
-
-def _as_words(raw: Any, where: str, base: Path) -> tuple[str, ...]:
-    if isinstance(raw, str):  # the environment: split as a shell would, never run by one
-        try:
-            return tuple(shlex.split(raw))
-        except ValueError as error:
-            raise ConfigError(f"{where}: {error}") from None
-    if isinstance(raw, (list, tuple)) and all(isinstance(item, str) for item in raw):
-        return tuple(raw)
-    raise ConfigError(f"{where}: expected a list of strings, got {raw!r}")
-
-
-def _as_flavour(raw: Any, where: str, base: Path) -> Flavour:
-    text = _as_str(raw, where, base)
-    _checked(where, check_choice, text, [flavour.value for flavour in Flavour], noun="flavour")
-    return Flavour(text)
-
-
-def _as_name(raw: Any, where: str, base: Path) -> str:
-    text = _as_str(raw, where, base)
-    if not _NAME.match(text):
-        raise ConfigError(
-            f"{where}: '{text}' is not a plain name", hint="use lower-case letters, digits, '_', '.', '-'"
-        )
-    return text
-
-
-def _as_target(raw: Any, where: str, base: Path) -> str:
-    text = _as_str(raw, where, base)
-    _checked(where, get_target, text)  # unknown names fail here, with a guess
-    return text
-
-
-def _as_granularity(raw: Any, where: str, base: Path) -> str:
-    text = _as_str(raw, where, base)
-    _checked(where, check_choice, text, GRANULARITIES, noun="header granularity")
-    return text
-
-
-def _as_default_ops(raw: Any, where: str, base: Path) -> str:
-    text = _as_str(raw, where, base)
-    _checked(where, HeaderOptions, default_ops=text)  # the header's own parser decides what is valid
-    return text
-
-
-def _as_epoch(raw: Any, where: str, base: Path) -> int:
-    """Seconds since 1970-01-01 UTC, as ``SOURCE_DATE_EPOCH`` holds them (0 included)."""
-    return _whole_number(raw, where, least=0, what="whole seconds since 1970")
-
-
-def _as_cache_url(raw: Any, where: str, base: Path) -> SecretUrl:
-    if isinstance(raw, SecretUrl):
-        return raw
-    return parse_cache_url(_as_str(raw, where, base), where)
-
-
-def _as_distcc_hosts(raw: Any, where: str, base: Path) -> tuple[str, ...]:
-    if isinstance(raw, str):  # the environment: DISTCC_HOSTS' own form, words split on blanks
-        raw = raw.split()
-    return parse_distcc_hosts(_as_words(raw, where, base), where)
-
-
-def _as_size_profile(raw: Any, where: str, base: Path) -> str:
-    text = _as_str(raw, where, base)
-    _checked(where, check_choice, text, profile_names(), noun="size profile")
-    return text
-
-
-def _as_mobile_types(raw: Any, where: str, base: Path) -> str:
-    text = _as_str(raw, where, base)
-    _checked(where, check_choice, text, MOBILE_TYPES_MODES, noun="mobile types")
-    return text
-
-
-def _as_java_package(raw: Any, where: str, base: Path) -> str:
-    text = _as_str(raw, where, base)
-    _checked(where, check_java_package, text)
-    return text
-
-
-def _as_jni_library(raw: Any, where: str, base: Path) -> str:
-    text = _as_str(raw, where, base)
-    _checked(where, check_library_name, text)
-    return text
-
-
-def _checked(where: str, check: Callable[..., object], *args: Any, **kwargs: Any) -> None:
-    """Run ``check``; a :class:`ConfigError` it raises gets ``where`` in front."""
-    try:
-        check(*args, **kwargs)
-    except ConfigError as error:
-        raise ConfigError(f"{where}: {error.message}", hint=error.hint) from None
-
-
-_PARSERS: dict[str, Callable[[Any, str, Path], Any]] = {
-    "str": _as_str,
-    "path": _as_path,
-    "paths": _as_paths,
-    "bool": _as_bool,
-    "int": _as_int,
-    "seconds": _as_seconds,
-    "words": _as_words,
-    "choice": _as_flavour,
-    "name": _as_name,
-    "granularity": _as_granularity,
-    "target": _as_target,
-    "default_ops": _as_default_ops,
-    "size_profile": _as_size_profile,
-    "epoch": _as_epoch,
-    "mobile_types": _as_mobile_types,
-    "java_package": _as_java_package,
-    "jni_library": _as_jni_library,
-    "cache_url": _as_cache_url,
-    "distcc_hosts": _as_distcc_hosts,
-}

@@ -22,7 +22,7 @@ import re
 import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -143,7 +143,29 @@ def _values(feed: Feed, seed: int) -> Array:
     return values
 
 
-def _placeholders(nodes: Mapping[str, Any]) -> list[str]:
+class _Attr(Protocol):
+    """What the probe reads of an AttrValue: which field it holds, and the DataType if ``type``."""
+
+    @property
+    def type(self) -> int: ...
+
+    def WhichOneof(self, oneof_group: str) -> str | None: ...
+
+
+class _Node(Protocol):
+    """What the probe reads of a graph's NodeDef (a protobuf message TensorFlow ships no types for)."""
+
+    @property
+    def op(self) -> str: ...
+
+    @property
+    def input(self) -> Sequence[str]: ...
+
+    @property
+    def attr(self) -> Mapping[str, _Attr]: ...
+
+
+def _placeholders(nodes: Mapping[str, _Node]) -> list[str]:
     return [name for name, node in nodes.items() if node.op in FED_OPS]
 
 
@@ -173,17 +195,17 @@ def _source(tensor: str) -> str:
     return tensor.lstrip("^").split(":", 1)[0]
 
 
-def _consumed(nodes: Mapping[str, Any]) -> set[str]:
+def _consumed(nodes: Mapping[str, _Node]) -> set[str]:
     """Names of the nodes some other node takes an input (or a control edge) from."""
     return {_source(source) for node in nodes.values() for source in node.input}
 
 
-def _fed_path(nodes: Mapping[str, Any]) -> set[str]:
+def _fed_path(nodes: Mapping[str, _Node]) -> set[str]:
     """Names of the nodes whose value depends on a fed placeholder (data edges only)."""
     return _downstream(nodes, FED_OPS)
 
 
-def _downstream(nodes: Mapping[str, Any], ops: frozenset[str]) -> set[str]:
+def _downstream(nodes: Mapping[str, _Node], ops: frozenset[str]) -> set[str]:
     """Names of the nodes of ``ops`` and of every node their values reach (data edges)."""
     consumers: dict[str, list[str]] = {}
     for name, node in nodes.items():
@@ -200,7 +222,7 @@ def _downstream(nodes: Mapping[str, Any], ops: frozenset[str]) -> set[str]:
     return reached
 
 
-def _inside_control_flow(nodes: Mapping[str, Any]) -> set[str]:
+def _inside_control_flow(nodes: Mapping[str, _Node]) -> set[str]:
     """Names of the nodes a session cannot fetch after the run (TF 1.x control flow): those in
     a while loop's frame (reached from an ``Enter`` before its ``Exit``), which have a value per
     iteration, and those on a ``cond`` branch (reached from a ``Switch`` before the ``Merge``),
@@ -222,7 +244,7 @@ def _inside_control_flow(nodes: Mapping[str, Any]) -> set[str]:
     return inside
 
 
-def _outputs(nodes: Mapping[str, Any], given: Sequence[str], where: str) -> tuple[str, ...]:
+def _outputs(nodes: Mapping[str, _Node], given: Sequence[str], where: str) -> tuple[str, ...]:
     if given:
         tensors = tuple(name if ":" in name else f"{name}:0" for name in given)
         missing = [tensor for tensor in tensors if tensor.rsplit(":", 1)[0] not in nodes]
@@ -239,7 +261,7 @@ def _outputs(nodes: Mapping[str, Any], given: Sequence[str], where: str) -> tupl
     return sinks
 
 
-def _intermediates(nodes: Mapping[str, Any], outputs: set[str], limit: int) -> tuple[str, ...]:
+def _intermediates(nodes: Mapping[str, _Node], outputs: set[str], limit: int) -> tuple[str, ...]:
     """The first node of each kind (op and dtype attributes), in graph order, thinned evenly to
     ``limit`` so the ones kept are spread from the first layers to the last. Nodes the inputs
     flow through come first; kinds seen only in constant subgraphs (a folded batch norm's
