@@ -170,3 +170,33 @@ def test_verify_runner_reads_a_package_through_memmapped_env(frozen_graph, tmp_p
     ran = subprocess.run([str(runner), "--memmapped", str(frozen_graph), str(inputs), str(tmp_path / "no"), "y:0"],
                          capture_output=True, text=True, timeout=120)
     assert ran.returncode == 1 and "tfbuild verify runner: opening the package" in ran.stderr
+
+
+def _tfbuild(*args: str) -> subprocess.CompletedProcess[str]:
+    import sys
+
+    return subprocess.run([sys.executable, "-m", "tfbuild", *args], capture_output=True, text=True, timeout=300)
+
+
+def test_the_memmap_command_writes_a_package_the_other_commands_read(frozen_graph, tmp_path):
+    package = tmp_path / "model.mmap"
+    done = _tfbuild("memmap", str(frozen_graph), "-o", str(package))
+    assert done.returncode == 0, done.stderr
+    assert f"wrote {package}: 2 of " in done.stdout and "32,768 bytes of constants" in done.stdout
+    assert read_package(package, package.read_bytes()).graph_def.node  # a package, as TensorFlow lays it out
+    analyzed = _tfbuild("analyze", "--json", str(package))
+    assert analyzed.returncode == 0, analyzed.stderr
+    assert '"memmapped"' in analyzed.stdout and '"ImmutableConst"' in analyzed.stdout
+    header = tmp_path / "ops_to_register.h"
+    assert _tfbuild("header", str(package), "-o", str(header)).returncode == 0
+    assert '"ImmutableConstantOp"' in header.read_text() and 'isequal(op, "ImmutableConst")' in header.read_text()
+
+
+def test_the_memmap_command_refuses_what_it_cannot_convert(frozen_graph, tmp_path):
+    package = tmp_path / "model.mmap"
+    assert _tfbuild("memmap", str(frozen_graph), "-o", str(package)).returncode == 0
+    again = _tfbuild("memmap", str(package), "-o", str(tmp_path / "again.mmap"))
+    assert again.returncode == 3 and f"{package}: is a memmapped package already" in again.stderr
+    onto_itself = _tfbuild("memmap", str(frozen_graph), "-o", str(frozen_graph))
+    assert onto_itself.returncode == 2 and "is the input model" in onto_itself.stderr
+    assert not (tmp_path / "again.mmap").exists()

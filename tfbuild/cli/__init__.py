@@ -121,7 +121,7 @@ def _register_commands() -> None:
     app.command("build")(build_commands.build_command)
     for name in (
         "edit_commands", "compat_commands", "example_commands", "source_commands", "verify_commands", "report_commands",
-        "android_commands", "config_commands",
+        "android_commands", "config_commands", "memmap_commands",
     ):
         importlib.import_module(f"tfbuild.cli.{name}")
     app.add_typer(toolchain_commands.toolchain_app, name="toolchain")

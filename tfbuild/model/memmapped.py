@@ -229,3 +229,38 @@ def _unique(name: str, used: set[str]) -> str:
         name += "_"
     used.add(name)
     return name
+
+
+@dataclass(frozen=True)
+class ConvertedModel:
+    output: Path
+    nodes: int
+    converted: int
+    tensor_bytes: int
+    size: int
+
+
+def convert_to_package(model: Path, output: Path, *, min_bytes: int = MIN_CONVERSION_BYTES) -> ConvertedModel:
+    """Write the memmapped package of the frozen GraphDef ``model`` (binary or text) to
+    ``output``, atomically; anything but a GraphDef, or ``output`` naming ``model`` itself, is
+    refused before anything is written."""
+    from tfbuild.errors import OutputPathError
+    from tfbuild.fileio import atomic_write_bytes
+    from tfbuild.model.formats import ModelFormat, load_model
+
+    if min_bytes < 1:
+        raise InputFileError(f"--min-bytes {min_bytes}: must be at least 1", hint="TensorFlow's tool takes > 0")
+    loaded = load_model(model)
+    if loaded.format is ModelFormat.MEMMAPPED:
+        raise InputFileError(f"{model}: is a memmapped package already", hint="give the frozen GraphDef it came from")
+    if loaded.format not in (ModelFormat.GRAPHDEF, ModelFormat.GRAPHDEF_TEXT):
+        raise InputFileError(
+            f"{model}: a memmapped package is made from a frozen GraphDef; this is a {loaded.format.value}",
+            hint="freeze the model to a GraphDef first",
+        )
+    if output.exists() and model.exists() and output.resolve() == model.resolve():
+        raise OutputPathError(f"{output}: is the input model; name another file", hint="give another -o path")
+    (graph_def,) = loaded.graph_defs
+    written = write_package(graph_def, min_bytes=min_bytes)
+    atomic_write_bytes(output, written.data)
+    return ConvertedModel(output, len(graph_def.node), written.converted, written.tensor_bytes, len(written.data))
