@@ -4,6 +4,7 @@ tfbuild reads packages as models, and refuses damaged ones in one line."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 from pathlib import Path
 
@@ -186,7 +187,13 @@ def test_the_memmap_command_writes_a_package_the_other_commands_read(frozen_grap
     assert read_package(package, package.read_bytes()).graph_def.node  # a package, as TensorFlow lays it out
     analyzed = _tfbuild("analyze", "--json", str(package))
     assert analyzed.returncode == 0, analyzed.stderr
-    assert '"memmapped"' in analyzed.stdout and '"ImmutableConst"' in analyzed.stdout
+    document = json.loads(analyzed.stdout)
+    (model,) = document["models"]
+    assert model["format"] == "memmapped"
+    (graph,) = model["graphs"]  # what summarize_graph tells
+    assert graph["inputs"] == [{"name": "x", "dtype": "DT_FLOAT", "shape": [1, WIDTH]}]
+    assert graph["outputs"] == [{"name": "y", "op": "Identity"}]
+    assert graph["const_parameters"] == 2 * WIDTH * WIDTH + WIDTH and graph["op_counts"]["ImmutableConst"] == 2
     header = tmp_path / "ops_to_register.h"
     assert _tfbuild("header", str(package), "-o", str(header)).returncode == 0
     assert '"ImmutableConstantOp"' in header.read_text() and 'isequal(op, "ImmutableConst")' in header.read_text()

@@ -29,6 +29,7 @@ from typing import Any
 
 from tfbuild.errors import ConfigError, InputFileError
 from tfbuild.model.formats import EVERYTHING, LoadedModel, ModelFormat, load_model
+from tfbuild.model.graph_summary import GraphSummary, summarize_graph, summary_dict
 from tfbuild.model.kernel_registry import load_kernel_registry
 from tfbuild.model.protos import message_class
 from tfbuild.model.scope import ModelScope
@@ -71,6 +72,8 @@ class ModelInfo:
     sha256: str
     scope: str = ""
     needs_no_kernels: bool = False
+    summaries: tuple[GraphSummary, ...] = ()
+    """What ``summarize_graph`` tells of each of its GraphDefs (none for TFLite and ops lists)."""
 
 
 @dataclass(frozen=True)
@@ -142,7 +145,11 @@ class Analysis:
         return {
             "tensorflow_version": self.tensorflow_version,
             "models": [
-                {"path": str(m.path), "format": m.format, "sha256": m.sha256, **({"scope": m.scope} if m.scope else {})}
+                {
+                    "path": str(m.path), "format": m.format, "sha256": m.sha256,
+                    **({"scope": m.scope} if m.scope else {}),
+                    **({"graphs": [summary_dict(summary) for summary in m.summaries]} if m.summaries else {}),
+                }
                 for m in self.models
             ],
             "ops": [
@@ -309,7 +316,10 @@ class _Collector:
 
     def add_model(self, model: LoadedModel) -> None:
         needs_no_kernels = model.format is ModelFormat.TFLITE and not model.flex_nodes and not model.tflite_custom_ops
-        self._models.append(ModelInfo(model.path, model.format.value, model.sha256, model.scope, needs_no_kernels))
+        summaries = tuple(summarize_graph(graph_def) for graph_def in model.graph_defs)
+        self._models.append(
+            ModelInfo(model.path, model.format.value, model.sha256, model.scope, needs_no_kernels, summaries)
+        )
         label = str(model.path)
         for where, nodes in model.node_lists():
             self._add_nodes(model, label, where, nodes)

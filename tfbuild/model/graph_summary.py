@@ -143,3 +143,19 @@ def _constant(node: Any) -> tuple[int, int] | None:
     if any(size < 0 for size in dims):
         return None
     return math.prod(dims), dtype
+
+
+def summary_dict(summary: GraphSummary) -> dict[str, object]:
+    """The summary as ``analyze --json`` prints it."""
+    def node(item: GraphInput) -> dict[str, object]:
+        return {"name": item.name, "dtype": item.dtype, "shape": None if item.shape is None else list(item.shape)}
+
+    return {
+        "inputs": [node(item) for item in summary.inputs],
+        "variables": [node(item) for item in summary.variables],
+        "outputs": [{"name": item.name, "op": item.op} for item in summary.outputs],
+        "const_parameters": summary.const_parameters,
+        "const_bytes": dict(summary.const_bytes),
+        "control_edges": summary.control_edges,
+        "op_counts": dict(summary.op_counts),
+    }
