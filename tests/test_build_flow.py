@@ -97,11 +97,48 @@ def test_dry_run_prints_the_plan_and_builds_nothing(tmp_path):
     done = tfbuild("build", "--target", "android-arm64", "--ndk", str(ndk), "--dry-run", "--out", str(out), *op_args())
     assert done.returncode == 0, done.stderr[-2000:]
     text = done.stdout
-    assert text.startswith("Build plan: android-arm64 (ops-library)")
+    # First the plan this machine runs before the analysis: the op library's plain build for it.
+    assert text.startswith("Before the analysis, on this machine: the op library's plain build")
+    host = out / ".analysis" / "libtfbuild_ops_host.so"
+    for source in SOURCES:
+        name = Path(source).name
+        assert f". compile {name}\n       in {Path.cwd()}: g++ -c {source} -o {out}/.analysis/objs/" in text
+    assert f"mv -f {out}/.analysis/.libtfbuild_ops_host.so.partial {host}" in text
+    assert "\nBuild plan: android-arm64 (ops-library)\n" in text
     assert "/opt/android-ndk/toolchains/llvm/prebuilt/linux-x86_64/bin/aarch64-linux-android21-clang++" in text
     assert f"/opt/android-ndk <- {ndk} (read-only)" in text
     assert not (out / "header").exists() and not (out / "manifest.json").exists()
     assert not list(out.glob("libtfbuild_ops*"))
+
+
+@pytest.mark.tensorflow
+def test_dry_run_json_has_typed_notes_and_the_plan_run_before_the_analysis(tmp_path):
+    out = tmp_path / "out"
+    done = tfbuild("build", "--target", "linux-x86_64", "--local", "--dry-run", "--json", "--out", str(out), *op_args())
+    assert done.returncode == 0, done.stderr[-2000:]
+    document = json.loads(done.stdout)
+    assert document["notes"] and all(set(note) == {"kind", "text"} for note in document["notes"])
+    header = next(note for note in document["notes"] if note["kind"] == "header")
+    assert header["text"].startswith("registers ") and "header: registers " in done.stderr
+    before = document["before_analysis"]
+    assert [step["name"] for step in before["steps"]] == [
+        *(f"compile {Path(source).name}" for source in SOURCES), "link libtfbuild_ops_host.so", "publish"]
+    assert not out.exists()
+
+
+@pytest.mark.tensorflow
+def test_makefile_dry_run_lists_the_protobuf_rename_step(tmp_path):
+    tree = make_tf1_tree(tmp_path / "tf1")
+    model = tmp_path / "ops.json"
+    model.write_text(json.dumps(OPS_LIST))
+    build = options(tmp_path, target="linux-x86_64", source=str(tree), models=[str(model)], local=True,
+                    dry_run=True, protobuf_rename=True)
+    result = run_build(build)
+    assert [step.name for step in result.plan.steps[:2]] == ["download dependencies", "rename protobuf to google::protobuf3"]
+    assert (f"    2. rename protobuf to google::protobuf3\n       in {tree}: tfbuild protobuf rename --source {tree}\n"
+            in result.text)
+    assert "protobuf rename:" not in result.text  # once only a note; now a step of the plan
+    assert not (tree / "tensorflow/contrib/makefile/downloads").exists()
 
 
 @pytest.mark.tensorflow

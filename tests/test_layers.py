@@ -22,8 +22,8 @@ MAX_LOOSE_MODULES = 12
 PIPELINE_LAYERS = (
     ("reproducible", "exports", "remote", "per_file_selection", "op_sources", "elf_pages"),
     ("plan",),
-    ("size_profiles", "fixups", "executor", "manifest"),
-    ("linkflags", "op_library", "report", "plan_text"),
+    ("size_profiles", "fixups", "executor", "manifest", "ops_library"),
+    ("linkflags", "ops_library_build", "report", "plan_text"),
     ("android",),
     ("options",),
     ("workspace",),

@@ -210,10 +210,19 @@ class _StepRunner:
         if step.dry_run:
             self._count_objects(index, step)
         output = _StepOutput(index, step, self._progress, self._log)
-        code = self._runner.run(step, output.line, self._deadline.remaining())
+        code = self._run(step, output.line)
         output.save()
         self._progress.end(index, step.name, "done" if code == 0 else f"failed (exit {code})")
         self._check(_Finished(index, step, code, output))
+
+    def _run(self, step: Step, on_line: LineFn) -> int:
+        """Run ``step`` on the runner, or a step tfbuild does itself (:attr:`Step.host_action`)
+        here, in this process: its error is the build's."""
+        if step.host_action is None:
+            return self._runner.run(step, on_line, self._deadline.remaining())
+        for line in step.host_action.run():
+            on_line(line)
+        return 0
 
     def _count_objects(self, index: int, step: Step) -> None:
         """Run the step's dry run and tell the progress how many objects the step will compile.
@@ -259,7 +268,7 @@ class _StepRunner:
             return _Finished(index, step, None, None)
         self._progress.start(index, step.name)
         output = _StepOutput(index, step, self._progress, None)
-        code = self._runner.run(step, output.line, self._deadline.remaining())
+        code = self._run(step, output.line)
         output.save()
         self._progress.end(index, step.name, "done" if code == 0 else f"failed (exit {code})")
         return _Finished(index, step, code, output)

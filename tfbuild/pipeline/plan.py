@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Literal
+from typing import Literal, Protocol
 
 from tfbuild.flavour import Flavour
 from tfbuild.pipeline.reproducible import Reproducibility
@@ -19,9 +19,37 @@ from tfbuild.toolchain.image_spec import ImageSpec, Mount
 from tfbuild.tree.mobile_types import MobileTypes
 
 __all__ = [
-    "AndroidNdkUse", "AppliedFixup", "AppliedSizeProfile", "Artifact", "BuildPlan", "GeneratedFile", "ImageSpec",
-    "Mount", "Step",
+    "AndroidNdkUse", "AppliedFixup", "AppliedSizeProfile", "Artifact", "BuildPlan", "GeneratedFile", "HostAction",
+    "ImageSpec", "Mount", "Note", "NoteKind", "Step",
 ]
+
+NoteKind = Literal[
+    "model", "kernel-classes", "header", "stock-build", "source-edit", "preflight", "page-alignment",
+    "compile-cache", "source-tree", "size-report",
+]
+"""What a build's note is about; ``--json`` emits it beside the text."""
+
+
+@dataclass(frozen=True)
+class Note:
+    """One note of a build (what ``tfbuild build`` prints as ``note: ...``): what it is about and
+    what it says. Printed as the kind in words, then the text (``source edit: ...``)."""
+
+    kind: NoteKind
+    text: str
+
+    def __str__(self) -> str:
+        return f"{self.kind.replace('-', ' ')}: {self.text}"
+
+
+class HostAction(Protocol):
+    """What a step does in tfbuild's own process on this machine instead of running its command
+    (the protobuf rename, which rewrites the tree with :mod:`tfbuild.tree.protobuf_rename`). The
+    step's argv is then the command that does the same by hand, for the plan's text."""
+
+    def run(self) -> tuple[str, ...]:
+        """Do it; returns the lines for the build log. Raises a :class:`~tfbuild.errors.TfbuildError`."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -51,6 +79,9 @@ class Step:
     programs: tuple[str, ...] = ()
     """Programs the step's script runs besides its command (protobuf's ``autogen.sh`` runs
     autoreconf and libtoolize): a ``--local`` build checks them before it starts."""
+    host_action: HostAction | None = None
+    """Set for a step tfbuild does itself, on this machine, between the other steps (whether
+    those run in a container or not); ``argv`` is then only what the plan shows."""
 
 
 @dataclass(frozen=True)

@@ -178,6 +178,8 @@ def _local_programs(plan: BuildPlan, *, checked: frozenset[str]) -> list[Prerequ
     for step in plan.steps:
         if step.skip_if_exists is not None and Path(step.skip_if_exists).exists():
             continue  # done by an earlier build: it will not run
+        if step.host_action is not None:
+            continue  # tfbuild does it itself
         for program in _programs_of(step):
             if program not in checked:
                 seen.setdefault(program, step)

@@ -1,11 +1,17 @@
 """Build plans, one module per flavour: the contrib Makefile, Bazel, and an app's op library.
 
-:func:`plan_build` picks the flavour's planner from :data:`PLANNERS` and hands it a
+:func:`plan_build` picks the flavour's planner (a :class:`FlavourPlanner`) from :data:`PLANNERS`
+and hands it a
 :class:`~tfbuild.pipeline.flavours.layout.PlanRequest` (options, target profile, header text, tree
 facts); the planner works out a :class:`~tfbuild.pipeline.flavours.layout.BuildLayout`, the paths
 *as the build sees them*, in a toolchain container or on this machine (``--local``). Planners
 only compute: nothing here runs a command or touches Docker, which is what lets the Android and
 iOS plans be tested on a machine with neither an NDK nor Xcode.
+
+Whatever differs between flavours in a build sits behind the planner: what it needs before the
+models are analysed (``prepare``: an op library's plain build for this machine) and its plan
+(``plan``: for the Makefile, with the protobuf rename as one of its steps). The build's flow
+(:mod:`tfbuild.pipeline.run`) never asks which flavour it is running.
 """
 
 from __future__ import annotations
@@ -17,8 +23,8 @@ from typing import Final, Protocol
 from tfbuild.errors import ConfigError, SourceTreeError
 from tfbuild.flavour import Flavour
 from tfbuild.pipeline.flavours import bazel, makefile, ops_library
-from tfbuild.pipeline.flavours.layout import HEADER_NAME, HEADER_SUBDIR, PlanRequest
-from tfbuild.pipeline.op_library import InstalledTensorFlow
+from tfbuild.pipeline.flavours.layout import HEADER_NAME, HEADER_SUBDIR, PlanRequest, Preparation
+from tfbuild.pipeline.ops_library import InstalledTensorFlow
 from tfbuild.pipeline.options import BuildOptions
 from tfbuild.pipeline.per_file_selection import PerFileSelection
 from tfbuild.pipeline.plan import BuildPlan
@@ -34,6 +40,7 @@ __all__ = [
     "FlavourPlanner",
     "InstalledTensorFlow",
     "PlanRequest",
+    "Preparation",
     "choose_flavour",
     "plan_build",
 ]
@@ -42,7 +49,13 @@ __all__ = [
 class FlavourPlanner(Protocol):
     """What a flavour module provides (as cibuildwheel's platform modules provide ``build``)."""
 
-    def plan(self, request: PlanRequest) -> BuildPlan: ...
+    def prepare(self, options: BuildOptions) -> Preparation:
+        """What the flavour needs before the models are analysed; plans, runs nothing."""
+        ...
+
+    def plan(self, request: PlanRequest) -> BuildPlan:
+        """The build's plan, every step of it."""
+        ...
 
 
 PLANNERS: Final[Mapping[Flavour, FlavourPlanner]] = {

@@ -37,12 +37,14 @@ from tfbuild.flavour import Flavour
 from tfbuild.pipeline.flavours.layout import (
     BuildLayout,
     PlanRequest,
+    Preparation,
     container_layout,
     header_file,
     local_layout,
     toolchain_image,
     tree_header_file,
 )
+from tfbuild.pipeline.options import BuildOptions
 from tfbuild.pipeline.plan import AppliedSizeProfile, Artifact, BuildPlan, GeneratedFile, Step
 from tfbuild.pipeline.remote import BAZEL_STEP_LOG, bazel_cache_argv, bazel_keeps_disk_cache, bazel_remote
 from tfbuild.pipeline.size_profiles import apply_size_profile
@@ -54,6 +56,12 @@ from tfbuild.tree.facts import TreeFacts
 ANDROID_INFERENCE = "android_inference"
 SELECTIVE_COPTS = ("--copt=-DSELECTIVE_REGISTRATION", "--copt=-DSUPPORT_SELECTIVE_REGISTRATION")
 _REGEX_SPECIAL = re.compile(r"([\\.^$|?*+()\[\]{}])")
+
+
+def prepare(options: BuildOptions) -> Preparation:
+    """Nothing to prepare before the analysis: the tree is the build's only input."""
+    del options
+    return Preparation()
 
 
 def plan(request: PlanRequest) -> BuildPlan:

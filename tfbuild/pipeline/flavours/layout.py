@@ -17,7 +17,7 @@ from pathlib import Path, PurePosixPath
 
 from tfbuild.errors import ConfigError
 from tfbuild.flavour import Flavour
-from tfbuild.pipeline.op_library import InstalledTensorFlow
+from tfbuild.pipeline.ops_library import InstalledTensorFlow, OpsLibraryPlan
 from tfbuild.pipeline.options import BuildOptions
 from tfbuild.pipeline.per_file_selection import PerFileSelection
 from tfbuild.pipeline.plan import GeneratedFile, ImageSpec, Mount
@@ -40,6 +40,18 @@ CONTAINER_TENSORFLOW = PurePosixPath("/opt/tensorflow")
 CONTAINER_CCACHE = PurePosixPath("/cache/ccache")
 CONTAINER_BAZEL = PurePosixPath("/cache/bazel")
 
+
+
+@dataclass(frozen=True)
+class Preparation:
+    """What a flavour needs before the models are analysed (its planner's ``prepare``): the
+    installed TensorFlow it compiles against, and a plan of its own that this machine runs
+    first (an op library's plain build, which TensorFlow loads so the analysis finds the
+    library's kernels). Empty for the flavours that build a tree."""
+
+    tensorflow: InstalledTensorFlow | None = None
+    host_library: OpsLibraryPlan | None = None
+    """The plan of a library built here before the analysis, which the analysis loads."""
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,9 @@
 run, made explicit and selective.
 
 In order: ``download_dependencies.sh`` (skipped when ``downloads/`` is already filled, so an
-offline CI can pre-seed it), protobuf for the target (the target's ``compile_*_protobuf.sh``, or
+offline CI can pre-seed it), with ``--protobuf-rename`` the rename of the downloaded protobuf and
+TensorFlow's sources to ``google::protobuf3`` (a step tfbuild does itself on this machine,
+:class:`RenameProtobuf`), protobuf for the target (the target's ``compile_*_protobuf.sh``, or
 protobuf's own configure for cross targets TensorFlow has no script for), nsync for the host
 and the target (``compile_nsync.sh``), then ``make -f tensorflow/contrib/makefile/Makefile``
 with the profile's variables. Selection rides on ``OPTFLAGS``, the one variable the Makefile
@@ -43,7 +45,8 @@ import functools
 import hashlib
 import re
 from collections.abc import Mapping
-from pathlib import PurePosixPath
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
 
 from tfbuild.flavour import Flavour
 from tfbuild.pipeline.android.jni_library import JNI_DIR, JniLibraryPlan, JniLibraryRequest, plan_jni_library
@@ -65,6 +68,7 @@ from tfbuild.pipeline.fixups import apply_fixups, make_flags
 from tfbuild.pipeline.flavours.layout import (
     BuildLayout,
     PlanRequest,
+    Preparation,
     container_layout,
     header_file,
     local_layout,
@@ -72,6 +76,7 @@ from tfbuild.pipeline.flavours.layout import (
     toolchain_image,
     tree_header_file,
 )
+from tfbuild.pipeline.options import BuildOptions
 from tfbuild.pipeline.per_file_selection import APP_SELECTION_SOURCE, SELECTION_DIR, SELECTION_MAKEFILE
 from tfbuild.pipeline.plan import AndroidNdkUse, AppliedSizeProfile, Artifact, BuildPlan, GeneratedFile, Step
 from tfbuild.pipeline.remote import CCACHE_STATS_FILE, makefile_remote
@@ -84,8 +89,12 @@ from tfbuild.toolchain.tf_versions import ndk_majors_text, tree_requirements
 from tfbuild.tree.build_files.op_files_list import OP_FILES_LIST
 from tfbuild.tree.contrib_makefile import makefile_variables
 from tfbuild.tree.facts import MAKEFILE, MAKEFILE_DIR
+from tfbuild.tree.protobuf_rename import apply_protobuf_rename, plan_protobuf_rename
 
-__all__ = ["DOWNLOAD_STEP", "MAKEFILE", "MAKEFILE_NDK_API_LEVEL", "PROFILE_MAKEFILE", "dependencies_only", "plan"]
+__all__ = [
+    "DOWNLOAD_STEP", "MAKEFILE", "MAKEFILE_NDK_API_LEVEL", "PROFILE_MAKEFILE", "PROTOBUF_RENAME_STEP", "RenameProtobuf",
+    "plan", "prepare",
+]
 
 DOWNLOADS = f"{MAKEFILE_DIR}/downloads"
 HOST_PROTOBUF_PREFIX = "gen/protobuf-host"
@@ -94,6 +103,7 @@ PROTOBUF_CROSS_TAG = "protobuf-cross"
 PROTOBUF_PROGRAMS = ("autoreconf", "libtoolize", "automake", "make")
 """What building protobuf from source runs: its ``autogen.sh`` (autotools), then make."""
 DOWNLOAD_STEP = "download dependencies"
+PROTOBUF_RENAME_STEP = "rename protobuf to google::protobuf3"
 SELECTIVE_FLAGS = ("-DSELECTIVE_REGISTRATION", "-DSUPPORT_SELECTIVE_REGISTRATION")
 FULL_TYPES = "-D__ANDROID_TYPES_FULL__"
 PROFILE_MAKEFILE = "tfbuild-profile.mk"
@@ -106,6 +116,12 @@ BUILT_WITH_TARGET_FLAGS = ("obj", "dep", "lib", "bin")
 these). Host tools (``host_obj``, ``proto_text``), generated sources, protobuf and nsync stay."""
 _MAKE_SAFE_SOURCE = re.compile(r"[A-Za-z0-9_./+-]+\.cc\Z")
 """A source name that can stand in a make rule as it is (no spaces, ``$``, ``:``, ``%``, ``#``)."""
+
+
+def prepare(options: BuildOptions) -> Preparation:
+    """Nothing to prepare before the analysis: the tree is the build's only input."""
+    del options
+    return Preparation()
 
 
 def plan(request: PlanRequest) -> BuildPlan:
@@ -236,11 +252,17 @@ def _profile_makefile(request: PlanRequest, size: AppliedSizeProfile) -> Generat
     return GeneratedFile(path=request.options.output_dir / PROFILE_MAKEFILE, content=content)
 
 
-def dependencies_only(plan: BuildPlan) -> BuildPlan:
-    """Just the download step of a Makefile plan, e.g. to fill ``downloads/`` before the
-    protobuf rename, which works on the downloaded sources."""
-    steps = tuple(step for step in plan.steps if step.name == DOWNLOAD_STEP)
-    return dataclasses.replace(plan, steps=steps, artifacts=(), generated_files=())
+@dataclass(frozen=True)
+class RenameProtobuf:
+    """The protobuf rename as a step's :attr:`~tfbuild.pipeline.plan.Step.host_action`: planned
+    when the step runs, on the tree as the download step left it (:mod:`tfbuild.tree.protobuf_rename`),
+    and applied, its tracked rewrites committed on tfbuild's work branch."""
+
+    root: Path
+
+    def run(self) -> tuple[str, ...]:
+        renamed = apply_protobuf_rename(plan_protobuf_rename(self.root))
+        return tuple(renamed.summary_lines())
 
 
 class _Makefile:
@@ -273,6 +295,7 @@ class _Makefile:
         steps = [
             Step(DOWNLOAD_STEP, (f"{MAKEFILE_DIR}/download_dependencies.sh",), self.src,
                  skip_if_exists=self.src / DOWNLOADS),
+            *self._rename_steps(),
             *self._protobuf_steps(),
             Step(
                 "build nsync (host)",
@@ -315,6 +338,16 @@ class _Makefile:
             skip_if_exists=self.mk / profile.nsync.lib,
             tags=frozenset(tags),
         )
+
+    def _rename_steps(self) -> list[Step]:
+        """With ``--protobuf-rename``: the rename, once the download step has filled ``downloads/``,
+        done by tfbuild on this machine's tree (shown as the command that does it by hand)."""
+        tree = self.request.tree
+        if not self.request.options.protobuf_rename or tree is None:
+            return []
+        root = tree.root.absolute()
+        argv = ("tfbuild", "protobuf", "rename", "--source", str(root))
+        return [Step(PROTOBUF_RENAME_STEP, argv, PurePosixPath(root.as_posix()), host_action=RenameProtobuf(root))]
 
     def _protobuf_steps(self) -> list[Step]:
         protobuf = self.profile.protobuf
