@@ -71,7 +71,9 @@ def plan(request: PlanRequest) -> BuildPlan:
     assert tree is not None
     requirements = tree_requirements(tree)
     in_container = not request.options.local
-    layout = container_layout(request, bazel_volume=True) if in_container else local_layout(request)
+    sdk = profile.needs_android_workspace  # the header is read from inside the tree: no mount of its own
+    layout = (container_layout(request, bazel_volume=True, header_in_tree=True, android_sdk=sdk) if in_container
+              else local_layout(request, android_sdk=sdk))
     src = layout.tree_src
     image = None
     if in_container:

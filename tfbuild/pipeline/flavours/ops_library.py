@@ -75,7 +75,7 @@ def plan(request: PlanRequest) -> BuildPlan:
         )
     dockerfile = None if request.options.local else profile.dockerfile
     if dockerfile is not None:
-        layout = container_layout(request, mount_tensorflow=True)
+        layout = container_layout(request, mount_tensorflow=True, mount_op_sources=True)
         image = toolchain_image(request, dockerfile)
     else:
         layout = local_layout(request)
