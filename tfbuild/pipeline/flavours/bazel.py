@@ -88,39 +88,26 @@ def plan(request: PlanRequest) -> BuildPlan:
     generated = [header_file(request), tree_header_file(request)]
     if profile.needs_android_workspace:
         generated.append(_workspace_file(request, requirements, layout))
-    steps = [
-        Step(
-            "configure",
-            ("python3", "configure.py"),
-            src,
-            env=dict(requirements.table.configure_env),
-            skip_if_exists=src / ".tf_configure.bazelrc",
+    build = Step(
+        f"bazel build ({request.profile.name})",
+        bazel_cache_argv(
+            _bazel_argv(request, tree, profile, layout, labels, size,
+                        disk_cache=bazel_keeps_disk_cache(cache, bazel_version)),
+            cache, bazel_version,
         ),
-        Step(
-            f"bazel build ({request.profile.name})",
-            bazel_cache_argv(
-                _bazel_argv(request, tree, profile, layout, labels, size,
-                            disk_cache=bazel_keeps_disk_cache(cache, bazel_version)),
-                cache, bazel_version,
-            ),
-            src,
-            log=request.options.output_dir / BAZEL_STEP_LOG,
-        ),
-    ]
-    artifacts = []
-    for target, label in zip(profile.targets, labels, strict=True):
-        built = bazel_output(layout, label)
-        collected = layout.out / target.name
-        steps.append(Step(f"collect {target.name}", ("cp", "-fL", str(built), str(collected)), src))
-        artifacts.append(Artifact(path=collected, name=target.name, kind=target.kind))
+        src,
+        log=request.options.output_dir / BAZEL_STEP_LOG,
+    )
+    collect, artifacts = _collect_steps(profile, labels, layout)
+    steps = (_configure_step(requirements, src), build, *collect)
     return BuildPlan(
         target=request.profile.name,
         flavour=Flavour.BAZEL,
         image=image,
         mounts=layout.mounts,
-        steps=tuple(steps),
+        steps=steps,
         generated_files=tuple(generated),
-        artifacts=tuple(artifacts),
+        artifacts=artifacts,
         output_dir=request.options.output_dir,
         env={},
         size_profile=size,
@@ -129,6 +116,25 @@ def plan(request: PlanRequest) -> BuildPlan:
         secret_env=remote.secret_env,
         network=remote.network,
     )
+
+
+def _configure_step(requirements: TreeRequirements, src: PurePosixPath) -> Step:
+    """TensorFlow's ``configure.py``, with the answers the tree's release wants; once per tree."""
+    return Step("configure", ("python3", "configure.py"), src, env=dict(requirements.table.configure_env),
+                skip_if_exists=src / ".tf_configure.bazelrc")
+
+
+def _collect_steps(
+    profile: BazelProfile, labels: tuple[str, ...], layout: BuildLayout
+) -> tuple[tuple[Step, ...], tuple[Artifact, ...]]:
+    """A copy out of ``bazel-bin`` for each of the profile's targets, and the artifacts they give."""
+    steps, artifacts = [], []
+    for target, label in zip(profile.targets, labels, strict=True):
+        collected = layout.out / target.name
+        steps.append(Step(f"collect {target.name}", ("cp", "-fL", str(bazel_output(layout, label)), str(collected)),
+                          layout.tree_src))
+        artifacts.append(Artifact(path=collected, name=target.name, kind=target.kind))
+    return tuple(steps), tuple(artifacts)
 
 
 def _version_tuple(version: str) -> tuple[int, ...]:

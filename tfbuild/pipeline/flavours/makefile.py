@@ -146,17 +146,10 @@ def plan(request: PlanRequest) -> BuildPlan:
     size = _size_profile(request, clang.build.linker if clang else profile.linker)
     profile_mk = _profile_makefile(request, size)
     makefile = _Makefile(request, profile, layout, adapter, clang, host, remote.env)
-    values = None
-    if clang is not None:
-        makefile_dir = layout.tree_src / MAKEFILE_DIR
-        values = {
-            **fixup_values(clang, makefile_dir, request.profile.arch),
-            "host_protobuf_lib": str(makefile_dir / HOST_PROTOBUF_PREFIX / "lib"),
-        }
     steps, fixups = apply_fixups(
         makefile.steps(size, profile_mk, layout.out / PROFILE_MAKEFILE if profile_mk else None),
         request.tree.version,
-        values=values,
+        values=_fixup_values(clang, layout, request.profile.arch),
     )
     generated = (header_file(request), tree_header_file(request), *((profile_mk,) if profile_mk else ()),
                  *_selection_files(request))
@@ -181,14 +174,28 @@ def plan(request: PlanRequest) -> BuildPlan:
         size_profile=size,
         reproducibility=makefile.reproducibility(),
         notes=(*(adapter.notes if adapter else ()), *makefile.notes, *_selection_notes(request),
-               *((request.mobile_types.note(),) if request.mobile_types else ()), *(jni.notes if jni else ()),
-               *remote.notes),
+               *_mobile_types_notes(request), *(jni.notes if jni else ()), *remote.notes),
         android_ndk=_ndk_use(adapter, profile),
         mobile_types=request.mobile_types,
         android_jni=jni.record if jni else None,
         secret_env=remote.secret_env,
         network=remote.network,
     )
+
+
+def _fixup_values(clang: ClangToolchain | None, layout: BuildLayout, arch: str) -> dict[str, str] | None:
+    """What the fix-ups of a clang adapter build fill their templates with; None without clang."""
+    if clang is None:
+        return None
+    makefile_dir = layout.tree_src / MAKEFILE_DIR
+    return {
+        **fixup_values(clang, makefile_dir, arch),
+        "host_protobuf_lib": str(makefile_dir / HOST_PROTOBUF_PREFIX / "lib"),
+    }
+
+
+def _mobile_types_notes(request: PlanRequest) -> tuple[str, ...]:
+    return (request.mobile_types.note(),) if request.mobile_types else ()
 
 
 def _ndk_use(adapter: NdkAdapter | None, profile: MakefileProfile) -> AndroidNdkUse | None:
