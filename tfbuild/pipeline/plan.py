@@ -183,6 +183,12 @@ class BuildPlan:
     notes: tuple[str, ...] = ()
     """What the planner chose and why, when the plan alone does not say (which NDK adapter)."""
     android_ndk: AndroidNdkUse | None = None
+    android_sdk: Path | None = None
+    """The Android SDK directory the build uses (Bazel's Android WORKSPACE); None: none."""
+    link_dirs: tuple[str, ...] = ()
+    """Directories of the tree (repository-relative) whose absolute links the build follows (the
+    contrib Makefile's ``gen/``, where its scripts link protobuf): checked to lead somewhere
+    where the build runs."""
     mobile_types: MobileTypes | None = None
     """The type set of a mobile (Android, iOS) build of a tree, and why it was chosen."""
     reproducibility: Reproducibility | None = None

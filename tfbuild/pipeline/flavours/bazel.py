@@ -113,6 +113,7 @@ def plan(request: PlanRequest) -> BuildPlan:
         size_profile=size,
         notes=(*((request.mobile_types.note(),) if request.mobile_types else ()), *remote.notes),
         mobile_types=request.mobile_types,
+        android_sdk=request.options.android.sdk if profile.needs_android_workspace else None,
         secret_env=remote.secret_env,
         network=remote.network,
     )

@@ -176,6 +176,7 @@ def plan(request: PlanRequest) -> BuildPlan:
         notes=(*(adapter.notes if adapter else ()), *makefile.notes, *_selection_notes(request),
                *_mobile_types_notes(request), *(jni.notes if jni else ()), *remote.notes),
         android_ndk=_ndk_use(adapter, profile),
+        link_dirs=(f"{MAKEFILE_DIR}/{GEN_DIR}",),
         mobile_types=request.mobile_types,
         android_jni=jni.record if jni else None,
         secret_env=remote.secret_env,
