@@ -49,6 +49,10 @@ __all__ = [
 class FlavourPlanner(Protocol):
     """What a flavour module provides (as cibuildwheel's platform modules provide ``build``)."""
 
+    def check(self, options: BuildOptions, profile: TargetProfile, tree: TreeFacts | None) -> None:
+        """Refuse (a :class:`~tfbuild.errors.TfbuildError`) what this flavour cannot build."""
+        ...
+
     def prepare(self, options: BuildOptions) -> Preparation:
         """What the flavour needs before the models are analysed; plans, runs nothing."""
         ...
@@ -120,23 +124,5 @@ def choose_flavour(options: BuildOptions, profile: TargetProfile, tree: TreeFact
         )
     if flavour.edits_tree and tree is None:
         raise ConfigError(f"the {flavour} flavour builds a TensorFlow source tree", hint="pass --source DIR")
-    if flavour == Flavour.MAKEFILE and tree is not None and not tree.has_makefile:
-        raise SourceTreeError(
-            f"{tree.root}: TensorFlow {tree.version} has no tensorflow/contrib/makefile (removed in 2.1)",
-            hint="build it with --flavour bazel",
-        )
-    if options.per_file_selection and flavour != Flavour.MAKEFILE:
-        raise ConfigError(
-            f"per-file selection is for the Makefile flavour, not {flavour}",
-            hint="build with --flavour makefile, or leave out --per-file-selection (Bazel's cache key holds "
-            "every header a compile action declares, so per-file headers would change every kernel's key)",
-        )
-    if flavour == Flavour.OPS_LIBRARY:
-        if profile.ops_library is None:
-            raise ConfigError(f"target {profile.name} has no op-library flavour")
-        if not options.op_sources:
-            raise ConfigError(
-                "nothing to build: no TensorFlow tree and no op sources",
-                hint="pass --source DIR to build TensorFlow, or --op-source FILE.cc for an op library",
-            )
+    PLANNERS[flavour].check(options, profile, tree)
     return flavour

@@ -41,6 +41,7 @@ from tfbuild.pipeline.flavours.layout import (
     container_layout,
     header_file,
     local_layout,
+    refuse_per_file_selection,
     toolchain_image,
     tree_header_file,
 )
@@ -49,13 +50,18 @@ from tfbuild.pipeline.plan import AppliedSizeProfile, Artifact, BuildPlan, Gener
 from tfbuild.pipeline.remote import BAZEL_STEP_LOG, bazel_cache_argv, bazel_keeps_disk_cache, bazel_remote
 from tfbuild.pipeline.size_profiles import apply_size_profile
 from tfbuild.pipeline.workspace import apply_block, render_android_block, resolve_android_repositories
-from tfbuild.toolchain.targets import BazelProfile, BazelTarget
+from tfbuild.toolchain.targets import BazelProfile, BazelTarget, TargetProfile
 from tfbuild.toolchain.tf_versions import TreeRequirements, tree_requirements
 from tfbuild.tree.facts import TreeFacts
 
 ANDROID_INFERENCE = "android_inference"
 SELECTIVE_COPTS = ("--copt=-DSELECTIVE_REGISTRATION", "--copt=-DSUPPORT_SELECTIVE_REGISTRATION")
 _REGEX_SPECIAL = re.compile(r"([\\.^$|?*+()\[\]{}])")
+
+
+def check(options: BuildOptions, profile: TargetProfile, tree: TreeFacts | None) -> None:
+    del profile, tree
+    refuse_per_file_selection(options, Flavour.BAZEL)
 
 
 def prepare(options: BuildOptions) -> Preparation:

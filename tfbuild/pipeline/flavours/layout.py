@@ -42,6 +42,16 @@ CONTAINER_BAZEL = PurePosixPath("/cache/bazel")
 
 
 
+def refuse_per_file_selection(options: BuildOptions, flavour: Flavour) -> None:
+    """``--per-file-selection`` is the Makefile's: the other planners' ``check`` refuse it."""
+    if options.per_file_selection:
+        raise ConfigError(
+            f"per-file selection is for the Makefile flavour, not {flavour}",
+            hint="build with --flavour makefile, or leave out --per-file-selection (Bazel's cache key holds "
+            "every header a compile action declares, so per-file headers would change every kernel's key)",
+        )
+
+
 @dataclass(frozen=True)
 class Preparation:
     """What a flavour needs before the models are analysed (its planner's ``prepare``): the

@@ -48,6 +48,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from tfbuild.errors import SourceTreeError
 from tfbuild.flavour import Flavour
 from tfbuild.pipeline.android.jni_library import JNI_DIR, JniLibraryPlan, JniLibraryRequest, plan_jni_library
 from tfbuild.pipeline.android.ndk_clang import (
@@ -84,16 +85,16 @@ from tfbuild.pipeline.reproducible import Reproducibility, deterministic_ar_flag
 from tfbuild.pipeline.size_profiles import apply_size_profile
 from tfbuild.templating import render
 from tfbuild.toolchain.android_ndk import CONTAINER_HOST, build_machine_host, inspect_ndk
-from tfbuild.toolchain.targets import Linker, MakefileProfile, fill
+from tfbuild.toolchain.targets import Linker, MakefileProfile, TargetProfile, fill
 from tfbuild.toolchain.tf_versions import ndk_majors_text, tree_requirements
 from tfbuild.tree.build_files.op_files_list import OP_FILES_LIST
 from tfbuild.tree.contrib_makefile import makefile_variables
-from tfbuild.tree.facts import MAKEFILE, MAKEFILE_DIR
+from tfbuild.tree.facts import MAKEFILE, MAKEFILE_DIR, TreeFacts
 from tfbuild.tree.protobuf_rename import apply_protobuf_rename, plan_protobuf_rename
 
 __all__ = [
     "DOWNLOAD_STEP", "MAKEFILE", "MAKEFILE_NDK_API_LEVEL", "PROFILE_MAKEFILE", "PROTOBUF_RENAME_STEP", "RenameProtobuf",
-    "plan", "prepare",
+    "check", "plan", "prepare",
 ]
 
 DOWNLOADS = f"{MAKEFILE_DIR}/downloads"
@@ -116,6 +117,16 @@ BUILT_WITH_TARGET_FLAGS = ("obj", "dep", "lib", "bin")
 these). Host tools (``host_obj``, ``proto_text``), generated sources, protobuf and nsync stay."""
 _MAKE_SAFE_SOURCE = re.compile(r"[A-Za-z0-9_./+-]+\.cc\Z")
 """A source name that can stand in a make rule as it is (no spaces, ``$``, ``:``, ``%``, ``#``)."""
+
+
+def check(options: BuildOptions, profile: TargetProfile, tree: TreeFacts | None) -> None:
+    """A tree without the contrib Makefile (TF 2.1 and later) cannot be built by it."""
+    del options, profile
+    if tree is not None and not tree.has_makefile:
+        raise SourceTreeError(
+            f"{tree.root}: TensorFlow {tree.version} has no tensorflow/contrib/makefile (removed in 2.1)",
+            hint="build it with --flavour bazel",
+        )
 
 
 def prepare(options: BuildOptions) -> Preparation:

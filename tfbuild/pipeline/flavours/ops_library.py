@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from pathlib import Path, PurePosixPath
 
-from tfbuild.errors import ToolchainError
+from tfbuild.errors import ConfigError, ToolchainError
 from tfbuild.flavour import Flavour
 from tfbuild.pipeline.exports import OP_LIBRARY, ExportFile, render_export_file
 from tfbuild.pipeline.flavours.layout import (
@@ -35,13 +35,15 @@ from tfbuild.pipeline.flavours.layout import (
     container_layout,
     header_file,
     local_layout,
+    refuse_per_file_selection,
     toolchain_image,
 )
 from tfbuild.pipeline.ops_library import InstalledTensorFlow, OpsLibrarySpec, installed_tensorflow, plan_ops_library
 from tfbuild.pipeline.options import BuildOptions
 from tfbuild.pipeline.plan import AppliedSizeProfile, Artifact, BuildPlan, GeneratedFile
 from tfbuild.pipeline.size_profiles import apply_size_profile
-from tfbuild.toolchain.targets import OpsLibraryProfile, fill
+from tfbuild.toolchain.targets import OpsLibraryProfile, TargetProfile, fill
+from tfbuild.tree.facts import TreeFacts
 
 ANALYSIS_SUBDIR = ".analysis"
 """Where, in the output directory, the op library's plain build for this machine goes."""
@@ -51,6 +53,19 @@ def host_library_path(output_dir: Path, library_name: str) -> Path:
     """Where a build of the op library ``lib<library_name>`` keeps its plain (non-selective)
     build for this machine: the analysis loads it, ``tfbuild verify`` runs it as the reference."""
     return output_dir / ANALYSIS_SUBDIR / f"lib{library_name}_host.so"
+
+
+def check(options: BuildOptions, profile: TargetProfile, tree: TreeFacts | None) -> None:
+    """An op library needs its target's op-library toolchain and the app's sources."""
+    del tree
+    refuse_per_file_selection(options, Flavour.OPS_LIBRARY)
+    if profile.ops_library is None:
+        raise ConfigError(f"target {profile.name} has no op-library flavour")
+    if not options.op_sources:
+        raise ConfigError(
+            "nothing to build: no TensorFlow tree and no op sources",
+            hint="pass --source DIR to build TensorFlow, or --op-source FILE.cc for an op library",
+        )
 
 
 def prepare(options: BuildOptions) -> Preparation:
