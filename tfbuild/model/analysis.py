@@ -134,7 +134,7 @@ class Analysis:
             if m.needs_no_kernels
         ]
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         """The machine-readable document printed by ``tfbuild analyze --json``. A model's
         ``scope`` and the document's ``notes`` appear only when there are some, so documents of
         whole models keep the shape earlier tfbuild versions wrote."""

@@ -22,7 +22,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from tfbuild import __version__
 from tfbuild.errors import ConfigError, InputFileError
@@ -180,7 +179,7 @@ def link_inputs(
 
 def render_link_snippets(profile: TargetProfile, inputs: LinkInputs) -> tuple[LinkSnippet, ...]:
     """Every snippet that fits ``profile``'s platform, rendered from its template."""
-    values: dict[str, Any] = {
+    values: dict[str, object] = {
         "tfbuild_version": __version__,
         "target": profile.name,
         "description": profile.description,

@@ -35,7 +35,6 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Any
 from urllib.parse import SplitResult, urlsplit
 
 from tfbuild.errors import ConfigError
@@ -403,7 +402,7 @@ def read_cache_stats(output_dir: Path) -> CacheStats | None:
     return None
 
 
-def stats_record(stats: CacheStats | None) -> dict[str, Any] | None:
+def stats_record(stats: CacheStats | None) -> dict[str, object] | None:
     if stats is None:
         return None
     return {

@@ -132,7 +132,7 @@ class FactLine:
     value: Any
     source: str
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         value = list(self.value) if isinstance(self.value, tuple) else self.value
         return {"value": value, "source": self.source}
 

@@ -26,7 +26,7 @@ import hashlib
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Generic, TypeVar
 
 from tfbuild.errors import SourceTreeError
 from tfbuild.flavour import Flavour
@@ -151,7 +151,7 @@ class SourceTreeInfo:
     """Everything read, for reports that add what the tree leaves to tfbuild's tables."""
     bazel_version_range: tuple[str | None, str | None] | None = None  # (min, max) when stated
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         return {
             "root": str(self.root),
             "tf_version": self.tf_version,

@@ -300,7 +300,7 @@ def tree_cache_key(root: Path, pathspecs: tuple[str, ...], suffixes: tuple[str, 
     return commit, f"{commit}{suffix}"
 
 
-def _to_json(index: KernelIndex, notes: list[str]) -> dict[str, Any]:
+def _to_json(index: KernelIndex, notes: list[str]) -> dict[str, object]:
     return {
         "notes": notes,
         "tree_commit": index.tree_commit,

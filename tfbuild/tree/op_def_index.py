@@ -196,7 +196,7 @@ def _helper_strings(root: Path, files: Iterable[str]) -> dict[str, str]:
     return helpers
 
 
-def _to_json(index: OpDefIndex) -> dict[str, Any]:
+def _to_json(index: OpDefIndex) -> dict[str, object]:
     return {
         "tree_commit": index.tree_commit,
         "origin": index.origin,

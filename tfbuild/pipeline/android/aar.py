@@ -35,7 +35,6 @@ import zipfile
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from tfbuild import __version__
 from tfbuild.errors import InputFileError, ToolchainError
@@ -207,7 +206,7 @@ def _timestamp(environ: Mapping[str, str]) -> tuple[int, int, int, int, int, int
     return (moment.tm_year, moment.tm_mon, moment.tm_mday, moment.tm_hour, moment.tm_min, second)
 
 
-def _record(result: AarResult, item: AarInput) -> dict[str, Any]:
+def _record(result: AarResult, item: AarInput) -> dict[str, object]:
     return {
         "path": str(result.path.resolve()),
         "sha256": result.sha256,

@@ -83,7 +83,7 @@ class BuildFigures:
     def artifact(self, name: str) -> ArtifactFigures | None:
         return next((figures for figures in self.artifacts if figures.name == name), None)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         return asdict(self)
 
 

@@ -45,7 +45,7 @@ def render_json(report: SizeReport) -> str:
     return json.dumps(report_json(report), indent=2) + "\n"
 
 
-def report_json(report: SizeReport) -> dict[str, Any]:
+def report_json(report: SizeReport) -> dict[str, object]:
     """Every figure of the report, and the build's figures for a later report's baseline."""
     build = report.build
     baseline = report.baseline
@@ -75,7 +75,7 @@ def report_json(report: SizeReport) -> dict[str, Any]:
     }
 
 
-def _artifact_json(item: ArtifactReport) -> dict[str, Any]:
+def _artifact_json(item: ArtifactReport) -> dict[str, object]:
     attribution = item.attribution
     baseline_files = item.baseline.files if item.baseline else {}
     return {
@@ -104,7 +104,7 @@ def _artifact_json(item: ArtifactReport) -> dict[str, Any]:
     }
 
 
-def report_view(report: SizeReport) -> dict[str, Any]:
+def report_view(report: SizeReport) -> dict[str, object]:
     """What both templates show, each cell formatted."""
     build = report.build
     has_baseline = report.baseline is not None
@@ -144,7 +144,7 @@ def _artifact_row(item: ArtifactReport) -> dict[str, str]:
     }
 
 
-def _details(item: ArtifactReport, has_baseline: bool) -> dict[str, Any]:
+def _details(item: ArtifactReport, has_baseline: bool) -> dict[str, object]:
     """One artifact's attribution: groups, kernel files and ops, largest first."""
     attribution = item.attribution
     assert attribution is not None

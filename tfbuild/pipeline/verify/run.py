@@ -23,7 +23,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 from tfbuild.errors import ConfigError, InputFileError, ToolchainError, VerificationError
 from tfbuild.fileio import atomic_write_bytes, sha256_file
@@ -468,7 +468,7 @@ def _record(
     reference: str,
     runner: str,
     error: str | None,
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """The manifest's ``verify`` section."""
     by_path = {verdict.model: verdict for verdict in verdicts}
     now = _dt.datetime.now(_dt.UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
@@ -496,7 +496,7 @@ def _record(
     }
 
 
-def _diff_record(diff: TensorDiff) -> dict[str, Any]:
+def _diff_record(diff: TensorDiff) -> dict[str, object]:
     worst = None
     if diff.worst is not None:
         worst = {
