@@ -299,3 +299,15 @@ def test_the_protobuf_rename_step_runs_on_this_machine_between_the_plans_command
     log = executed.log_path.read_text()
     assert f"==> [2/2] {PROTOBUF_RENAME_STEP}: tfbuild protobuf rename --source {tree}" in log
     assert f"move {PROTOBUF_SRC}/google/protobuf -> {PROTOBUF_SRC}/google/{NAMESPACE}" in log
+
+
+def test_plan_notes_are_typed_and_print_as_kind_then_text(world):
+    from tfbuild.pipeline.notes import Note
+
+    plan = plan_for(world, "android-arm64", "makefile", ndk=str(world / "ndk26"))
+    assert plan.notes and all(isinstance(note, Note) for note in plan.notes)
+    kinds = [note.kind for note in plan.notes]
+    assert kinds[0] == "android-ndk" and "jni-library" in kinds
+    first = plan.notes[0]
+    assert first.text.startswith("Android NDK r26 (26.1.10909125) has no GCC toolchains")
+    assert f"  note: Android NDK: {first.text}\n" in plan_text(plan)

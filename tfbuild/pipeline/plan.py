@@ -14,6 +14,7 @@ from pathlib import Path, PurePosixPath
 from typing import Literal, Protocol
 
 from tfbuild.flavour import Flavour
+from tfbuild.pipeline.notes import Note, NoteKind
 from tfbuild.pipeline.reproducible import Reproducibility
 from tfbuild.toolchain.image_spec import ImageSpec, Mount
 from tfbuild.tree.mobile_types import MobileTypes
@@ -22,25 +23,6 @@ __all__ = [
     "AndroidNdkUse", "AppliedFixup", "AppliedSizeProfile", "Artifact", "BuildPlan", "GeneratedFile", "HostAction",
     "ImageSpec", "Mount", "Note", "NoteKind", "Step",
 ]
-
-NoteKind = Literal[
-    "model", "kernel-classes", "header", "stock-build", "source-edit", "preflight", "page-alignment",
-    "compile-cache", "source-tree", "size-report",
-]
-"""What a build's note is about; ``--json`` emits it beside the text."""
-
-
-@dataclass(frozen=True)
-class Note:
-    """One note of a build (what ``tfbuild build`` prints as ``note: ...``): what it is about and
-    what it says. Printed as the kind in words, then the text (``source edit: ...``)."""
-
-    kind: NoteKind
-    text: str
-
-    def __str__(self) -> str:
-        return f"{self.kind.replace('-', ' ')}: {self.text}"
-
 
 class HostAction(Protocol):
     """What a step does in tfbuild's own process on this machine instead of running its command
@@ -180,7 +162,7 @@ class BuildPlan:
     """The toolchain fix-ups folded into the steps (their notes say how)."""
     size_profile: AppliedSizeProfile | None = None
     """The size profile the steps apply (None: a plan no profile applies to, e.g. a host tool)."""
-    notes: tuple[str, ...] = ()
+    notes: tuple[Note, ...] = ()
     """What the planner chose and why, when the plan alone does not say (which NDK adapter)."""
     android_ndk: AndroidNdkUse | None = None
     android_sdk: Path | None = None

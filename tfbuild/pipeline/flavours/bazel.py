@@ -45,6 +45,7 @@ from tfbuild.pipeline.flavours.layout import (
     toolchain_image,
     tree_header_file,
 )
+from tfbuild.pipeline.notes import Note
 from tfbuild.pipeline.options import BuildOptions
 from tfbuild.pipeline.plan import AppliedSizeProfile, Artifact, BuildPlan, GeneratedFile, Step
 from tfbuild.pipeline.remote import BAZEL_STEP_LOG, bazel_cache_argv, bazel_keeps_disk_cache, bazel_remote
@@ -117,7 +118,8 @@ def plan(request: PlanRequest) -> BuildPlan:
         output_dir=request.options.output_dir,
         env={},
         size_profile=size,
-        notes=(*((request.mobile_types.note(),) if request.mobile_types else ()), *remote.notes),
+        notes=(*((Note("mobile-types", request.mobile_types.description()),) if request.mobile_types else ()),
+               *remote.notes),
         mobile_types=request.mobile_types,
         android_sdk=request.options.android.sdk if profile.needs_android_workspace else None,
         secret_env=remote.secret_env,

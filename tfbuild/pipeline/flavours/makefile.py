@@ -77,6 +77,7 @@ from tfbuild.pipeline.flavours.layout import (
     toolchain_image,
     tree_header_file,
 )
+from tfbuild.pipeline.notes import Note
 from tfbuild.pipeline.options import BuildOptions
 from tfbuild.pipeline.per_file_selection import APP_SELECTION_SOURCE, SELECTION_DIR, SELECTION_MAKEFILE
 from tfbuild.pipeline.plan import AndroidNdkUse, AppliedSizeProfile, Artifact, BuildPlan, GeneratedFile, Step
@@ -206,8 +207,8 @@ def _fixup_values(clang: ClangToolchain | None, layout: BuildLayout, arch: str) 
     }
 
 
-def _mobile_types_notes(request: PlanRequest) -> tuple[str, ...]:
-    return (request.mobile_types.note(),) if request.mobile_types else ()
+def _mobile_types_notes(request: PlanRequest) -> tuple[Note, ...]:
+    return (Note("mobile-types", request.mobile_types.description()),) if request.mobile_types else ()
 
 
 def _ndk_use(adapter: NdkAdapter | None, profile: MakefileProfile) -> AndroidNdkUse | None:
@@ -231,14 +232,14 @@ def _size_profile(request: PlanRequest, linker: Linker) -> AppliedSizeProfile:
     return size
 
 
-def _selection_notes(request: PlanRequest) -> tuple[str, ...]:
+def _selection_notes(request: PlanRequest) -> tuple[Note, ...]:
     if request.selection is None:
         return ()
     count = len(request.selection.files)
-    return (f"per-file selection: {count} kernel and op sources each see only their own selection "
+    return (Note("per-file-selection", f"{count} kernel and op sources each see only their own selection "
             f"({SELECTION_BASE}/, {MAKEFILE_DIR}/{GEN_DIR}/{SELECTION_MAKEFILE}); the tree's "
             "ops_to_register.h dispatches to them and names no op, so it is the same for every app; "
-            f"the app's op list, asked at run time, is {SELECTION_BASE}/{APP_SELECTION_SOURCE}",)
+            f"the app's op list, asked at run time, is {SELECTION_BASE}/{APP_SELECTION_SOURCE}"),)
 
 
 def _selection_files(request: PlanRequest) -> tuple[GeneratedFile, ...]:
@@ -301,7 +302,7 @@ class _Makefile:
     ) -> None:
         self.request, self.profile, self.layout = request, profile, layout
         self.adapter, self.clang, self.host = adapter, clang, host
-        self.notes: list[str] = []
+        self.notes: list[Note] = []
         self.src = layout.tree_src
         self.mk = self.src / MAKEFILE_DIR
         self.env = {"NDK_ROOT": str(layout.ndk)} if layout.ndk is not None else {}
