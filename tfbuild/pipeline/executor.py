@@ -4,8 +4,10 @@ The plan already says everything (image, mounts, commands, generated files, arti
 module writes the generated files, makes sure the toolchain image exists, runs every step in
 ONE container (so state such as a configured tree or a warm Bazel server carries from step to
 step) or, for ``--local`` plans (``plan.image is None``), as plain processes on this machine,
-and copies the artifacts out. Steps run in order; neighbouring steps marked ``parallel`` (one
-compile per source) run together, up to ``jobs`` at once. Every output line goes to a log file
+and copies the artifacts out. A step tfbuild does itself (the protobuf rename: its
+:attr:`~tfbuild.pipeline.plan.Step.host_action`) runs in this process, on this machine, between
+the others. Steps run in order; neighbouring steps marked ``parallel`` (one compile per source)
+run together, up to ``jobs`` at once. Every output line goes to a log file
 beside the artifacts (and to the step's own log, if it has one); the terminal shows only
 "step i/n" and the latest line. A failing step becomes a :class:`StepFailed` naming the step,
 its exit code, the log, and the last lines it printed; like every :class:`BuildError` it exits
