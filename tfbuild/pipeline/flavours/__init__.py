@@ -1,17 +1,18 @@
 """Build plans, one module per flavour: the contrib Makefile, Bazel, and an app's op library.
 
 :func:`plan_build` picks the flavour's planner (a :class:`FlavourPlanner`) from :data:`PLANNERS`
-and hands it a
-:class:`~tfbuild.pipeline.flavours.layout.PlanRequest` (options, target profile, header text, tree
-facts); the planner works out a :class:`~tfbuild.pipeline.flavours.layout.BuildLayout`, the paths
+and hands it a :class:`~tfbuild.pipeline.flavours.layout.PlanRequest` (options, target profile,
+header text, tree facts); the planner works out a :class:`~tfbuild.pipeline.flavours.layout.BuildLayout`, the paths
 *as the build sees them*, in a toolchain container or on this machine (``--local``). Planners
 only compute: nothing here runs a command or touches Docker, which is what lets the Android and
 iOS plans be tested on a machine with neither an NDK nor Xcode.
 
-Whatever differs between flavours in a build sits behind the planner: what it needs before the
-models are analysed (``prepare``: an op library's plain build for this machine) and its plan
-(``plan``: for the Makefile, with the protobuf rename as one of its steps). The build's flow
-(:mod:`tfbuild.pipeline.run`) never asks which flavour it is running.
+Whatever differs between flavours in a build sits behind the planner: what it refuses
+(``check``: a tree without the contrib Makefile, per-file selection outside it, an op library
+without sources), what it needs before the models are analysed (``prepare``: an op library's
+plain build for this machine) and its plan (``plan``: for the Makefile, with the protobuf rename
+as one of its steps). The build's flow (:mod:`tfbuild.pipeline.run`) never asks which flavour it
+is running; :func:`choose_flavour` only chooses one.
 """
 
 from __future__ import annotations
