@@ -270,3 +270,25 @@ def test_the_android_workspace_block_is_committed_on_the_work_branch(tmp_path):
     _commit_tree_changes(_tree_changes(plan_build(build, header_text="// header\n", tree=read_tree_facts(tree)), facts, None))
     log = subprocess.run(["git", "log", "--format=%s", WORK_BRANCH], cwd=tree, capture_output=True, text=True).stdout
     assert log.count("tfbuild: Android SDK/NDK repositories") == 1  # the second plan changed nothing
+
+
+@pytest.mark.tensorflow
+@pytest.mark.compiler
+def test_local_makefile_build_renames_protobuf_as_a_step_of_its_plan(tmp_path):
+    """``--protobuf-rename`` on a real (stand-in) Makefile build: the rename runs as step 2,
+    after the download script filled downloads/, and the build's notes say it was done."""
+    tree = make_tf1_tree(tmp_path / "tf1")
+    model = tmp_path / "ops.json"
+    model.write_text(json.dumps(OPS_LIST))
+    out = tmp_path / "out"
+    done = tfbuild("build", "--target", "linux-x86_64", "--source", str(tree), "--model", str(model), "--local",
+                   "--out", str(out), "--jobs", "2", "--default-ops", "NoOp:NoOp", "--protobuf-rename", "--json")
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert re.search(r"^==> \[2/\d+\] rename protobuf to google::protobuf3$", done.stderr, re.M)
+    assert re.search(r"^\[2/\d+\] move tensorflow/contrib/makefile/downloads/protobuf/src/google/protobuf -> ",
+                     done.stderr, re.M)
+    downloads = tree / "tensorflow/contrib/makefile/downloads/protobuf/src/google"
+    assert (downloads / "protobuf3").is_dir() and not (downloads / "protobuf").exists()
+    notes = json.loads(done.stdout)["notes"]
+    changed = next(note["text"] for note in notes if note["kind"] == "source-tree")
+    assert "renamed protobuf to google::protobuf3" in changed
