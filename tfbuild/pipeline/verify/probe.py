@@ -22,7 +22,7 @@ import re
 import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -57,6 +57,16 @@ SWITCHES = frozenset({"Switch", "RefSwitch"})
 MERGES = frozenset({"Merge", "RefMerge"})
 
 _SHAPE = re.compile(r"^\s*([^=\s]+)\s*=\s*(\d+(?:\s*,\s*\d+)*)?\s*$")
+
+
+class NodeDef(Protocol):
+    """What the probe reads of a TensorFlow ``NodeDef`` message (protobuf's classes are untyped)."""
+
+    name: str
+    op: str
+    input: Sequence[str]
+    attr: Mapping[str, Any]
+    """AttrValue messages by attribute name."""
 
 
 @dataclass(frozen=True)
@@ -135,11 +145,11 @@ def _values(feed: Feed, seed: int) -> Array:
     return values
 
 
-def _placeholders(nodes: Mapping[str, Any]) -> list[str]:
+def _placeholders(nodes: Mapping[str, NodeDef]) -> list[str]:
     return [name for name, node in nodes.items() if node.op in FED_OPS]
 
 
-def _feed(node: Any, given: tuple[int, ...] | None, where: str) -> Feed:
+def _feed(node: NodeDef, given: tuple[int, ...] | None, where: str) -> Feed:
     dtype = node.attr["dtype"].type
     if dtype not in DTYPES:
         raise InputFileError(
@@ -165,12 +175,12 @@ def _source(tensor: str) -> str:
     return tensor.lstrip("^").split(":", 1)[0]
 
 
-def _consumed(nodes: Mapping[str, Any]) -> set[str]:
+def _consumed(nodes: Mapping[str, NodeDef]) -> set[str]:
     """Names of the nodes some other node takes an input (or a control edge) from."""
     return {_source(source) for node in nodes.values() for source in node.input}
 
 
-def _fed_path(nodes: Mapping[str, Any]) -> set[str]:
+def _fed_path(nodes: Mapping[str, NodeDef]) -> set[str]:
     """Names of the nodes whose value depends on a fed placeholder (data edges only)."""
     consumers: dict[str, list[str]] = {}
     for name, node in nodes.items():
@@ -187,7 +197,7 @@ def _fed_path(nodes: Mapping[str, Any]) -> set[str]:
     return reached
 
 
-def _inside_control_flow(nodes: Mapping[str, Any]) -> set[str]:
+def _inside_control_flow(nodes: Mapping[str, NodeDef]) -> set[str]:
     """Names of the nodes a session cannot fetch after the run (TF 1.x control flow): those in
     a while loop's frame (reached from an ``Enter`` before its ``Exit``), which have a value per
     iteration, and those on a ``cond`` branch (reached from a ``Switch`` before the ``Merge``),
@@ -209,7 +219,7 @@ def _inside_control_flow(nodes: Mapping[str, Any]) -> set[str]:
     return inside
 
 
-def _outputs(nodes: Mapping[str, Any], given: Sequence[str], where: str) -> tuple[str, ...]:
+def _outputs(nodes: Mapping[str, NodeDef], given: Sequence[str], where: str) -> tuple[str, ...]:
     if given:
         tensors = tuple(name if ":" in name else f"{name}:0" for name in given)
         missing = [tensor for tensor in tensors if tensor.rsplit(":", 1)[0] not in nodes]
@@ -226,7 +236,7 @@ def _outputs(nodes: Mapping[str, Any], given: Sequence[str], where: str) -> tupl
     return sinks
 
 
-def _intermediates(nodes: Mapping[str, Any], outputs: set[str], limit: int) -> tuple[str, ...]:
+def _intermediates(nodes: Mapping[str, NodeDef], outputs: set[str], limit: int) -> tuple[str, ...]:
     """The first node of each kind (op and dtype attributes), in graph order, thinned evenly to
     ``limit`` so the ones kept are spread from the first layers to the last. Nodes the inputs
     flow through come first; kinds seen only in constant subgraphs (a folded batch norm's
