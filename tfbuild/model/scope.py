@@ -18,10 +18,10 @@ The default scope is everything: every node of every MetaGraph, as before.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from tfbuild.errors import ConfigError, InputFileError
 
@@ -112,7 +112,22 @@ def signature_graph_def(path: Path, meta_graph: Any, signature: str) -> Any:
     return scoped
 
 
-def _reachable_nodes(path: Path, signature: str, nodes: dict[str, Any], roots: Iterable[str]) -> set[str]:
+class _Node(Protocol):
+    """What the scoping reads of a ``NodeDef`` message (protobuf's classes are untyped)."""
+
+    op: str
+    input: Sequence[str]
+    attr: Mapping[str, Any]
+    """AttrValue messages by attribute name."""
+
+
+class _Function(Protocol):
+    """What the scoping reads of a ``FunctionDef`` message: its body's nodes."""
+
+    node_def: Sequence[_Node]
+
+
+def _reachable_nodes(path: Path, signature: str, nodes: Mapping[str, _Node], roots: Iterable[str]) -> set[str]:
     """The graph nodes the roots depend on, through data and control inputs."""
     kept: set[str] = set()
     pending = list(roots)
@@ -130,7 +145,7 @@ def _reachable_nodes(path: Path, signature: str, nodes: dict[str, Any], roots: I
     return kept
 
 
-def _reachable_functions(functions: dict[str, Any], nodes: Iterable[Any]) -> set[str]:
+def _reachable_functions(functions: Mapping[str, _Function], nodes: Iterable[_Node]) -> set[str]:
     """The library functions ``nodes`` call (as ops or through func-valued attrs), transitively."""
     kept: set[str] = set()
     pending = [name for node in nodes for name in _called_functions(node, functions)]
@@ -144,7 +159,7 @@ def _reachable_functions(functions: dict[str, Any], nodes: Iterable[Any]) -> set
     return kept
 
 
-def _called_functions(node: Any, functions: dict[str, Any]) -> Iterator[str]:
+def _called_functions(node: _Node, functions: Mapping[str, _Function]) -> Iterator[str]:
     if node.op in functions:
         yield node.op
     for value in node.attr.values():
