@@ -282,7 +282,7 @@ def test_the_makefile_takes_a_clang_only_ndk_and_says_so(tf1_tree, const_model, 
     assert "note: JNI library: libtensorflow_inference.so for org.tensorflow.tfbuild.TensorFlowInference" in text
     # The stand-in's libc++abi was built against a libc that has __cxa_thread_atexit_impl: said before the build.
     abi = prebuilt / "sysroot/usr/lib/aarch64-linux-android/libc++abi.a"
-    assert f"note: {abi} references __cxa_thread_atexit_impl strongly; bionic has it from API 23" in text
+    assert f"note: Android NDK: {abi} references __cxa_thread_atexit_impl strongly; bionic has it from API 23" in text
 
 
 @pytest.mark.parametrize(("target", "levels", "abis", "expected"), [

@@ -97,11 +97,48 @@ def test_dry_run_prints_the_plan_and_builds_nothing(tmp_path):
     done = tfbuild("build", "--target", "android-arm64", "--ndk", str(ndk), "--dry-run", "--out", str(out), *op_args())
     assert done.returncode == 0, done.stderr[-2000:]
     text = done.stdout
-    assert text.startswith("Build plan: android-arm64 (ops-library)")
+    # First the plan this machine runs before the analysis: the op library's plain build for it.
+    assert text.startswith("Before the analysis, on this machine: the op library's plain build")
+    host = out / ".analysis" / "libtfbuild_ops_host.so"
+    for source in SOURCES:
+        name = Path(source).name
+        assert f". compile {name}\n       in {Path.cwd()}: g++ -c {source} -o {out}/.analysis/objs/" in text
+    assert f"mv -f {out}/.analysis/.libtfbuild_ops_host.so.partial {host}" in text
+    assert "\nBuild plan: android-arm64 (ops-library)\n" in text
     assert "/opt/android-ndk/toolchains/llvm/prebuilt/linux-x86_64/bin/aarch64-linux-android21-clang++" in text
     assert f"/opt/android-ndk <- {ndk} (read-only)" in text
     assert not (out / "header").exists() and not (out / "manifest.json").exists()
     assert not list(out.glob("libtfbuild_ops*"))
+
+
+@pytest.mark.tensorflow
+def test_dry_run_json_has_typed_notes_and_the_plan_run_before_the_analysis(tmp_path):
+    out = tmp_path / "out"
+    done = tfbuild("build", "--target", "linux-x86_64", "--local", "--dry-run", "--json", "--out", str(out), *op_args())
+    assert done.returncode == 0, done.stderr[-2000:]
+    document = json.loads(done.stdout)
+    assert document["notes"] and all(set(note) == {"kind", "text"} for note in document["notes"])
+    header = next(note for note in document["notes"] if note["kind"] == "header")
+    assert header["text"].startswith("registers ") and "header: registers " in done.stderr
+    before = document["before_analysis"]
+    assert [step["name"] for step in before["steps"]] == [
+        *(f"compile {Path(source).name}" for source in SOURCES), "link libtfbuild_ops_host.so", "publish"]
+    assert not out.exists()
+
+
+@pytest.mark.tensorflow
+def test_makefile_dry_run_lists_the_protobuf_rename_step(tmp_path):
+    tree = make_tf1_tree(tmp_path / "tf1")
+    model = tmp_path / "ops.json"
+    model.write_text(json.dumps(OPS_LIST))
+    build = options(tmp_path, target="linux-x86_64", source=str(tree), models=[str(model)], local=True,
+                    dry_run=True, protobuf_rename=True)
+    result = run_build(build)
+    assert [step.name for step in result.plan.steps[:2]] == ["download dependencies", "rename protobuf to google::protobuf3"]
+    assert (f"    2. rename protobuf to google::protobuf3\n       in {tree}: tfbuild protobuf rename --source {tree}\n"
+            in result.text)
+    assert "protobuf rename:" not in result.text  # once only a note; now a step of the plan
+    assert not (tree / "tensorflow/contrib/makefile/downloads").exists()
 
 
 @pytest.mark.tensorflow
@@ -233,3 +270,25 @@ def test_the_android_workspace_block_is_committed_on_the_work_branch(tmp_path):
     _commit_tree_changes(_tree_changes(plan_build(build, header_text="// header\n", tree=read_tree_facts(tree)), facts, None))
     log = subprocess.run(["git", "log", "--format=%s", WORK_BRANCH], cwd=tree, capture_output=True, text=True).stdout
     assert log.count("tfbuild: Android SDK/NDK repositories") == 1  # the second plan changed nothing
+
+
+@pytest.mark.tensorflow
+@pytest.mark.compiler
+def test_local_makefile_build_renames_protobuf_as_a_step_of_its_plan(tmp_path):
+    """``--protobuf-rename`` on a real (stand-in) Makefile build: the rename runs as step 2,
+    after the download script filled downloads/, and the build's notes say it was done."""
+    tree = make_tf1_tree(tmp_path / "tf1")
+    model = tmp_path / "ops.json"
+    model.write_text(json.dumps(OPS_LIST))
+    out = tmp_path / "out"
+    done = tfbuild("build", "--target", "linux-x86_64", "--source", str(tree), "--model", str(model), "--local",
+                   "--out", str(out), "--jobs", "2", "--default-ops", "NoOp:NoOp", "--protobuf-rename", "--json")
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert re.search(r"^==> \[2/\d+\] rename protobuf to google::protobuf3$", done.stderr, re.M)
+    assert re.search(r"^\[2/\d+\] move tensorflow/contrib/makefile/downloads/protobuf/src/google/protobuf -> ",
+                     done.stderr, re.M)
+    downloads = tree / "tensorflow/contrib/makefile/downloads/protobuf/src/google"
+    assert (downloads / "protobuf3").is_dir() and not (downloads / "protobuf").exists()
+    notes = json.loads(done.stdout)["notes"]
+    changed = next(note["text"] for note in notes if note["kind"] == "source-tree")
+    assert "renamed protobuf to google::protobuf3" in changed

@@ -19,7 +19,7 @@ from treegen import make_tf1_tree, make_tf2_tree
 
 from tfbuild.errors import ConfigError, SourceTreeError
 from tfbuild.pipeline.flavours import choose_flavour, plan_build
-from tfbuild.pipeline.flavours.makefile import DOWNLOAD_STEP, dependencies_only
+from tfbuild.pipeline.flavours.makefile import DOWNLOAD_STEP, PROTOBUF_RENAME_STEP, RenameProtobuf
 from tfbuild.pipeline.options import Flags, resolve_build_options
 from tfbuild.pipeline.plan import Step
 from tfbuild.pipeline.plan_text import normalize, plan_text
@@ -123,7 +123,7 @@ def test_golden_clang_ndk_plan(world, target, flavour, ndk):
 @pytest.mark.tensorflow
 @pytest.mark.parametrize("target, flavour", OPS_CASES, ids=[f"{t}-{f}" for t, f in OPS_CASES])
 def test_golden_ops_library_plan(world, target, flavour):
-    from tfbuild.pipeline.op_library import installed_tensorflow
+    from tfbuild.pipeline.ops_library import installed_tensorflow
 
     tensorflow = installed_tensorflow()
     sources = tuple(str(path) for path in sorted((examples_dir() / "custom_ops").glob("*.cc")))
@@ -163,13 +163,21 @@ def test_makefile_plan_is_selective_and_mounts_the_header_read_only(world):
     assert [a.name for a in plan.artifacts][:2] == ["libtensorflow-core.a", "libprotobuf.a"]
 
 
-def test_downloads_are_skipped_when_present_and_fetched_alone_for_the_rename(world):
+def test_downloads_are_skipped_when_present_and_the_protobuf_rename_follows_them(world):
     plan = plan_for(world, "linux-x86_64", "makefile")
     download = plan.steps[0]
     assert download.name == DOWNLOAD_STEP
     assert download.skip_if_exists == PurePosixPath("/src/tensorflow/contrib/makefile/downloads")
-    only = dependencies_only(plan)
-    assert only.steps == (download,) and only.artifacts == () and only.mounts == plan.mounts
+    assert PROTOBUF_RENAME_STEP not in [step.name for step in plan.steps]
+    renaming = plan_for(world, "linux-x86_64", "makefile", protobuf_rename=True)
+    rename = renaming.steps[1]
+    assert renaming.steps[0] == download and rename.name == PROTOBUF_RENAME_STEP
+    # tfbuild renames the tree on this machine itself; the plan shows the command that does it by hand.
+    assert rename.host_action == RenameProtobuf(world / "tf1")
+    assert rename.argv == ("tfbuild", "protobuf", "rename", "--source", str(world / "tf1"))
+    assert renaming.steps[2:] == plan.steps[1:]
+    text = plan_text(renaming)
+    assert f"2. {PROTOBUF_RENAME_STEP}\n       in {world / 'tf1'}: tfbuild protobuf rename --source {world / 'tf1'}" in text
 
 
 def test_every_step_is_an_argv_with_an_absolute_workdir(world):
@@ -272,3 +280,34 @@ def test_a_64bit_android_bazel_build_refuses_a_low_ndk_api_level(world):
         plan_for(world, "android-arm64", "bazel", ndk_api_level=16)
     assert "--ndk-api-level 21 or higher" in caught.value.hint
     plan_for(world, "android-armv7", "bazel", ndk_api_level=16)  # 32-bit: fine
+
+
+def test_the_protobuf_rename_step_runs_on_this_machine_between_the_plans_commands(tmp_path):
+    """The rename is a real step: the executor runs the (stand-in) download script, then
+    tfbuild's rename on the tree it filled, and logs what the rename did."""
+    from tfbuild.pipeline.executor import execute_plan
+    from tfbuild.tree.protobuf_rename import NAMESPACE, PROTOBUF_SRC
+
+    tree = make_tf1_tree(tmp_path / "tf1")
+    options = options_for(tmp_path, "linux-x86_64", "makefile", tree=None, source=str(tree), local=True,
+                          protobuf_rename=True)
+    plan = plan_build(options, header_text=HEADER, tree=read_tree_facts(tree))
+    assert [step.name for step in plan.steps[:2]] == [DOWNLOAD_STEP, PROTOBUF_RENAME_STEP]
+    executed = execute_plan(replace(plan, steps=plan.steps[:2], artifacts=(), generated_files=()))
+    assert (tree / PROTOBUF_SRC / "google" / NAMESPACE / "stubs" / "common.h").is_file()
+    assert not (tree / PROTOBUF_SRC / "google" / "protobuf").exists()
+    log = executed.log_path.read_text()
+    assert f"==> [2/2] {PROTOBUF_RENAME_STEP}: tfbuild protobuf rename --source {tree}" in log
+    assert f"move {PROTOBUF_SRC}/google/protobuf -> {PROTOBUF_SRC}/google/{NAMESPACE}" in log
+
+
+def test_plan_notes_are_typed_and_print_as_kind_then_text(world):
+    from tfbuild.pipeline.notes import Note
+
+    plan = plan_for(world, "android-arm64", "makefile", ndk=str(world / "ndk26"))
+    assert plan.notes and all(isinstance(note, Note) for note in plan.notes)
+    kinds = [note.kind for note in plan.notes]
+    assert kinds[0] == "android-ndk" and "jni-library" in kinds
+    first = plan.notes[0]
+    assert first.text.startswith("Android NDK r26 (26.1.10909125) has no GCC toolchains")
+    assert f"  note: Android NDK: {first.text}\n" in plan_text(plan)

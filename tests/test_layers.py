@@ -20,10 +20,11 @@ MAX_LOOSE_MODULES = 12
 # The pipeline's modules and subpackages, lowest first; a unit imports only from lower ranks
 # (and from itself): the plan's data types at the bottom, the run and verify at the top.
 PIPELINE_LAYERS = (
+    ("notes",),
     ("reproducible", "exports", "remote", "per_file_selection", "op_sources", "elf_pages"),
     ("plan",),
-    ("size_profiles", "fixups", "executor", "manifest"),
-    ("linkflags", "op_library", "report", "plan_text"),
+    ("size_profiles", "fixups", "executor", "manifest", "ops_library"),
+    ("linkflags", "ops_library_build", "report", "plan_text"),
     ("android",),
     ("option_kinds",),
     ("options",),

@@ -41,7 +41,7 @@ def test_a_kernel_slim_drops_keeps_the_full_set_and_says_which(tf1_tree, index):
     assert not chosen.slim and chosen.flag == "-D__ANDROID_TYPES_FULL__"
     assert re.search(r"Sub's kernel BinaryOp<CPUDevice, functor::sub<int64>> \(tensorflow/core/kernels/"
                      r"cwise_op_sub\.cc:\d+\) is not registered with __ANDROID_TYPES_SLIM__", chosen.why)
-    assert chosen.note().startswith("mobile types: __ANDROID_TYPES_FULL__: the slim set would not do: ")
+    assert chosen.description().startswith("__ANDROID_TYPES_FULL__: the slim set would not do: ")
 
 
 def test_an_op_whose_kernel_computes_less_keeps_the_full_set(tf1_tree, index):

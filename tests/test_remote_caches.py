@@ -167,7 +167,7 @@ def test_the_plan_names_the_cache_and_never_its_password(tmp_path):
             with_distcc = tfbuild("build", "--target", "linux-x86_64", "--flavour", flavour, "--source", str(tree),
                                   "--model", APP, "--out", str(tmp_path / flavour), "--dry-run",
                                   "--distcc-host", "10.0.0.5:3632/4")
-            assert with_distcc.returncode == 0 and "distcc hosts not used" in with_distcc.stdout
+            assert with_distcc.returncode == 0 and "distcc: hosts not used" in with_distcc.stdout
         as_json = tfbuild("build", "--target", "linux-x86_64", "--flavour", flavour, "--source", str(tree),
                           "--model", APP, "--out", str(tmp_path / flavour), "--dry-run", "--json",
                           env={"TFBUILD_REMOTE_CACHE": url})

@@ -32,7 +32,7 @@ from tfbuild.errors import ConfigError
 from tfbuild.pipeline.flavours import plan_build
 from tfbuild.pipeline.flavours.makefile import PROFILE_MAKEFILE
 from tfbuild.pipeline.manifest import TensorFlowRecord, make_manifest
-from tfbuild.pipeline.op_library import InstalledTensorFlow
+from tfbuild.pipeline.ops_library import InstalledTensorFlow
 from tfbuild.pipeline.options import Flags, resolve_build_options
 from tfbuild.pipeline.plan_text import plan_text
 from tfbuild.pipeline.size_profiles import apply_size_profile, hot_kernel_files, profile_names, size_profiles

@@ -35,7 +35,7 @@ def read_through(
     *,
     schema: int,
     decode: Callable[[dict[str, Any]], T],
-    encode: Callable[[T], dict[str, Any]],
+    encode: Callable[[T], Mapping[str, object]],
     compute: Callable[[], T],
 ) -> tuple[T, bool]:
     """The value cached as JSON at ``path`` when it is there and of ``schema``; else

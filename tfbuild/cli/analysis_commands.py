@@ -25,6 +25,7 @@ from tfbuild.pipeline.options import DEFAULT_OPS, GRANULARITY, SOURCE, Flags
 
 if TYPE_CHECKING:
     from tfbuild.model.analysis import Analysis
+    from tfbuild.model.header import HeaderOptions
 
 _MODELS_HELP = (
     "Model files or SavedModel directories: GraphDef (.pb/.pbtxt), SavedModel, MetaGraphDef "
@@ -91,7 +92,7 @@ def header(
 ) -> None:
     """Write ops_to_register.h for TensorFlow's SELECTIVE_REGISTRATION."""
     from tfbuild.model.analysis import analyze_models
-    from tfbuild.model.header import header_contents, write_header
+    from tfbuild.model.header import write_header
     from tfbuild.model.scope import ModelScope
 
     _refuse_input_as_output(output, models)
@@ -110,16 +111,23 @@ def header(
         stderr.print(Text(f"warning: {problem.model}: {problem.op} {problem.node}: {problem.message}"))
     for note in analysis.notes():
         stderr.print(Text(f"note: {note}"))
+    _print_written_header(written, analysis, options, as_json=as_json)
+
+
+def _print_written_header(written: Path, analysis: Analysis, options: HeaderOptions, *, as_json: bool) -> None:
+    """What ``tfbuild header`` wrote: one line, or (``--json``) its selection and counts."""
+    from tfbuild.model.header import header_contents
+
     contents = header_contents(analysis, options)
-    if as_json:
-        typer.echo(json.dumps({
-            "header": str(written), "summary": contents.summary(), "default_ops": options.default_ops,
-            "granularity": options.granularity, "registers_everything": contents.registers_everything,
-            "ops": sorted(contents.ops), "kernel_classes": list(contents.kernel_classes),
-            "problems": len(analysis.problems), "notes": list(analysis.notes()),
-        }, indent=2))
-    else:
+    if not as_json:
         typer.echo(f"wrote {written} (registers {contents.summary()})")
+        return
+    typer.echo(json.dumps({
+        "header": str(written), "summary": contents.summary(), "default_ops": options.default_ops,
+        "granularity": options.granularity, "registers_everything": contents.registers_everything,
+        "ops": sorted(contents.ops), "kernel_classes": list(contents.kernel_classes),
+        "problems": len(analysis.problems), "notes": list(analysis.notes()),
+    }, indent=2))
 
 
 def _refuse_input_as_output(output: Path, models: list[Path]) -> None:

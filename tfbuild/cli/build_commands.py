@@ -174,7 +174,8 @@ def _print_build_json(result: BuildResult) -> None:
     for note in result.notes:
         _err.print(f"note: {note}", markup=False)
     if result.dry_run:
-        print_json({"dry_run": True, "plan": result.plan, "notes": result.notes, "header": result.header_text})
+        print_json({"dry_run": True, "plan": result.plan, "before_analysis": result.before_analysis,
+                    "notes": result.notes, "header": result.header_text})
         return
     assert result.manifest is not None
     manifest = json.loads(result.manifest.read_text(encoding="utf-8"))

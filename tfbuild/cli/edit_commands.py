@@ -58,8 +58,7 @@ def edit(
     ),
 ) -> None:
     """Make the tree compile the kernel files a header or models need (one commit on a work branch)."""
-    from tfbuild.tree.edits import EditRequest, revert_command, run_edit, run_revert
-    from tfbuild.tree.work_branch import WORK_BRANCH
+    from tfbuild.tree.edits import EditRequest, revert_command, run_edit
     source = source_tree(flags)
 
     out = _out()
@@ -71,14 +70,7 @@ def edit(
                 "--revert takes no --header, --model, --op-library or --dry-run",
                 hint=f"run: {revert_command(source)}",
             )
-        result = run_revert(source)
-        if result.reverted:
-            out.print(Text(f"reverted {result.removed_commits} tfbuild commit(s): back on {result.restored} "
-                           f"({(result.restored_commit or '')[:12]}), {WORK_BRANCH} deleted"))
-            for path in result.removed_files:
-                out.print(Text(f"removed {path} (written by tfbuild)"))
-        else:
-            out.print(Text(f"nothing to revert: {source} has no {WORK_BRANCH} branch"))
+        _revert(source, out)
         return
     if flavour is None:
         raise ConfigError("edit needs a flavour", hint="run: tfbuild edit makefile|bazel --model M (or --header H)")
@@ -104,6 +96,21 @@ def edit(
     else:
         out.print(Text(f"committed {outcome.commit.commit[:12]} on {outcome.commit.branch} "
                        f"({added} entr{'y' if added == 1 else 'ies'} added); undo with: {revert_command(source)}"))
+
+
+def _revert(source: Path, out: Console) -> None:
+    """``tfbuild edit --revert``: the tree back on its branch, and what that removed."""
+    from tfbuild.tree.edits import run_revert
+    from tfbuild.tree.work_branch import WORK_BRANCH
+
+    result = run_revert(source)
+    if not result.reverted:
+        out.print(Text(f"nothing to revert: {source} has no {WORK_BRANCH} branch"))
+        return
+    out.print(Text(f"reverted {result.removed_commits} tfbuild commit(s): back on {result.restored} "
+                   f"({(result.restored_commit or '')[:12]}), {WORK_BRANCH} deleted"))
+    for path in result.removed_files:
+        out.print(Text(f"removed {path} (written by tfbuild)"))
 
 
 @app.command("check")

@@ -13,6 +13,7 @@ NDK to build with next, the manifest which one built these archives.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.console import Console
@@ -20,6 +21,9 @@ from rich.text import Text
 
 from tfbuild.cli import app
 from tfbuild.cli.output import print_json
+
+if TYPE_CHECKING:
+    from tfbuild.pipeline.verify.run import VerifyResult  # imported when the command runs
 
 
 @app.command("verify")
@@ -80,6 +84,13 @@ def verify_command(
         from tfbuild.pipeline.manifest import Manifest
 
         print_json(Manifest.read(out).verify)
+    _print_verdicts(console, result)
+    require_pass(result)
+    console.print(Text(f"verify: passed, {sum(len(v.diffs) for v in result.models)} tensor(s) compared"))
+
+
+def _print_verdicts(console: Console, result: VerifyResult) -> None:
+    """Each model's tensors as a table (one row per tensor compared), then what ran on each side."""
     row = "{:<8} {:<12} {:<8} {:<14} {:>10} {:>9}  {}"
     for verdict in result.models:
         console.print(Text(f"{verdict.model}  ({result.target}, {result.flavour.value})", style="bold"))
@@ -93,5 +104,3 @@ def verify_command(
     console.print(Text(f"reference: {result.reference}"))
     console.print(Text(f"target:    {result.runner}"))
     console.print(Text(f"tolerance: {result.tolerance:g}; recorded in {result.manifest} (verify)"))
-    require_pass(result)
-    console.print(Text(f"verify: passed, {sum(len(v.diffs) for v in result.models)} tensor(s) compared"))

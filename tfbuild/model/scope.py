@@ -21,7 +21,7 @@ everything: every node of every MetaGraph.
 
 from __future__ import annotations
 
-from collections.abc import Container, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -151,17 +151,18 @@ def _subgraph(graph_def: Any, nodes: Mapping[str, _Node], kept_nodes: set[str]) 
 
 
 class _Node(Protocol):
-    """What scoping reads of a NodeDef (a protobuf message TensorFlow ships no types for)."""
+    """What the scoping reads of a ``NodeDef`` message (protobuf's classes are untyped)."""
 
-    @property
-    def input(self) -> Sequence[str]: ...
+    op: str
+    input: Sequence[str]
+    attr: Mapping[str, Any]
+    """AttrValue messages by attribute name."""
 
 
 class _Function(Protocol):
-    """What scoping reads of a FunctionDef: its nodes."""
+    """What the scoping reads of a ``FunctionDef`` message: its body's nodes."""
 
-    @property
-    def node_def(self) -> Iterable[Any]: ...
+    node_def: Sequence[_Node]
 
 
 def _reachable_nodes(path: Path, naming: str, nodes: Mapping[str, _Node], roots: Iterable[str]) -> set[str]:
@@ -182,7 +183,7 @@ def _reachable_nodes(path: Path, naming: str, nodes: Mapping[str, _Node], roots:
     return kept
 
 
-def _reachable_functions(functions: Mapping[str, _Function], nodes: Iterable[Any]) -> set[str]:
+def _reachable_functions(functions: Mapping[str, _Function], nodes: Iterable[_Node]) -> set[str]:
     """The library functions ``nodes`` call (as ops or through func-valued attrs), transitively."""
     kept: set[str] = set()
     pending = [name for node in nodes for name in _called_functions(node, functions)]
@@ -196,7 +197,7 @@ def _reachable_functions(functions: Mapping[str, _Function], nodes: Iterable[Any
     return kept
 
 
-def _called_functions(node: Any, functions: Container[str]) -> Iterator[str]:
+def _called_functions(node: _Node, functions: Mapping[str, _Function]) -> Iterator[str]:
     if node.op in functions:
         yield node.op
     for value in node.attr.values():

@@ -4,8 +4,10 @@ The plan already says everything (image, mounts, commands, generated files, arti
 module writes the generated files, makes sure the toolchain image exists, runs every step in
 ONE container (so state such as a configured tree or a warm Bazel server carries from step to
 step) or, for ``--local`` plans (``plan.image is None``), as plain processes on this machine,
-and copies the artifacts out. Steps run in order; neighbouring steps marked ``parallel`` (one
-compile per source) run together, up to ``jobs`` at once. Every output line goes to a log file
+and copies the artifacts out. A step tfbuild does itself (the protobuf rename: its
+:attr:`~tfbuild.pipeline.plan.Step.host_action`) runs in this process, on this machine, between
+the others. Steps run in order; neighbouring steps marked ``parallel`` (one compile per source)
+run together, up to ``jobs`` at once. Every output line goes to a log file
 beside the artifacts (and to the step's own log, if it has one); the terminal shows only
 "step i/n" and the latest line. A failing step becomes a :class:`StepFailed` naming the step,
 its exit code, the log, and the last lines it printed; like every :class:`BuildError` it exits
@@ -210,10 +212,19 @@ class _StepRunner:
         if step.dry_run:
             self._count_objects(index, step)
         output = _StepOutput(index, step, self._progress, self._log)
-        code = self._runner.run(step, output.line, self._deadline.remaining())
+        code = self._run(step, output.line)
         output.save()
         self._progress.end(index, step.name, "done" if code == 0 else f"failed (exit {code})")
         self._check(_Finished(index, step, code, output))
+
+    def _run(self, step: Step, on_line: LineFn) -> int:
+        """Run ``step`` on the runner, or a step tfbuild does itself (:attr:`Step.host_action`)
+        here, in this process: its error is the build's."""
+        if step.host_action is None:
+            return self._runner.run(step, on_line, self._deadline.remaining())
+        for line in step.host_action.run():
+            on_line(line)
+        return 0
 
     def _count_objects(self, index: int, step: Step) -> None:
         """Run the step's dry run and tell the progress how many objects the step will compile.
@@ -259,7 +270,7 @@ class _StepRunner:
             return _Finished(index, step, None, None)
         self._progress.start(index, step.name)
         output = _StepOutput(index, step, self._progress, None)
-        code = self._runner.run(step, output.line, self._deadline.remaining())
+        code = self._run(step, output.line)
         output.save()
         self._progress.end(index, step.name, "done" if code == 0 else f"failed (exit {code})")
         return _Finished(index, step, code, output)

@@ -148,7 +148,7 @@ def make_manifest(
     tensorflow: TensorFlowRecord,
     image_id: str | None,
     now: _dt.datetime | None = None,
-    compile_cache: dict[str, Any] | None = None,
+    compile_cache: dict[str, object] | None = None,
 ) -> Manifest:
     """Describe a finished build; reads (and digests) the header, models and artifacts."""
     kinds = {artifact.name: artifact.kind for artifact in plan.artifacts}
@@ -200,7 +200,7 @@ def _read_json(path: Path) -> dict[str, Any]:
     return data
 
 
-def update_manifest(output_dir: Path, section: str, value: Mapping[str, Any]) -> Path:
+def update_manifest(output_dir: Path, section: str, value: Mapping[str, object]) -> Path:
     """Set one of the sections :data:`AFTER_THE_BUILD` of the manifest in ``output_dir``
     (``tfbuild verify`` adds ``verify``), keeping the rest as it is; written atomically. A new
     build drops it again. The manifest is read as :meth:`Manifest.read` reads it, first."""

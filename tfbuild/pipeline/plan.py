@@ -11,17 +11,27 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Literal
+from typing import Literal, Protocol
 
 from tfbuild.flavour import Flavour
+from tfbuild.pipeline.notes import Note, NoteKind
 from tfbuild.pipeline.reproducible import Reproducibility
 from tfbuild.toolchain.image_spec import ImageSpec, Mount
 from tfbuild.tree.mobile_types import MobileTypes
 
 __all__ = [
-    "AndroidNdkUse", "AppliedFixup", "AppliedSizeProfile", "Artifact", "BuildPlan", "GeneratedFile", "ImageSpec",
-    "Mount", "Step",
+    "AndroidNdkUse", "AppliedFixup", "AppliedSizeProfile", "Artifact", "BuildPlan", "GeneratedFile", "HostAction",
+    "ImageSpec", "Mount", "Note", "NoteKind", "Step",
 ]
+
+class HostAction(Protocol):
+    """What a step does in tfbuild's own process on this machine instead of running its command
+    (the protobuf rename, which rewrites the tree with :mod:`tfbuild.tree.protobuf_rename`). The
+    step's argv is then the command that does the same by hand, for the plan's text."""
+
+    def run(self) -> tuple[str, ...]:
+        """Do it; returns the lines for the build log. Raises a :class:`~tfbuild.errors.TfbuildError`."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -51,6 +61,9 @@ class Step:
     programs: tuple[str, ...] = ()
     """Programs the step's script runs besides its command (protobuf's ``autogen.sh`` runs
     autoreconf and libtoolize): a ``--local`` build checks them before it starts."""
+    host_action: HostAction | None = None
+    """Set for a step tfbuild does itself, on this machine, between the other steps (whether
+    those run in a container or not); ``argv`` is then only what the plan shows."""
 
 
 @dataclass(frozen=True)
@@ -152,9 +165,15 @@ class BuildPlan:
     """The toolchain fix-ups folded into the steps (their notes say how)."""
     size_profile: AppliedSizeProfile | None = None
     """The size profile the steps apply (None: a plan no profile applies to, e.g. a host tool)."""
-    notes: tuple[str, ...] = ()
+    notes: tuple[Note, ...] = ()
     """What the planner chose and why, when the plan alone does not say (which NDK adapter)."""
     android_ndk: AndroidNdkUse | None = None
+    android_sdk: Path | None = None
+    """The Android SDK directory the build uses (Bazel's Android WORKSPACE); None: none."""
+    link_dirs: tuple[str, ...] = ()
+    """Directories of the tree (repository-relative) whose absolute links the build follows (the
+    contrib Makefile's ``gen/``, where its scripts link protobuf): checked to lead somewhere
+    where the build runs."""
     mobile_types: MobileTypes | None = None
     """The type set of a mobile (Android, iOS) build of a tree, and why it was chosen."""
     reproducibility: Reproducibility | None = None

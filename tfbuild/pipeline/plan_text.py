@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tfbuild.pipeline.per_file_selection import SELECTION_DIR
-from tfbuild.pipeline.plan import AppliedSizeProfile, BuildPlan, Mount, Step
+from tfbuild.pipeline.plan import AppliedSizeProfile, BuildPlan, Mount, Note, Step
 from tfbuild.templating import render
 
 
@@ -29,7 +29,7 @@ class _StepView:
     notes: tuple[str, ...] = ()
 
 
-def plan_text(plan: BuildPlan, *, notes: Iterable[str] = ()) -> str:
+def plan_text(plan: BuildPlan, *, notes: Iterable[str | Note] = ()) -> str:
     return render(
         "plan.txt.j2",
         target=plan.target,

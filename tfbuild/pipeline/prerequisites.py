@@ -38,14 +38,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tfbuild.errors import ConfigError, SourceTreeError, TfbuildError, ToolchainError
-from tfbuild.flavour import Flavour
 from tfbuild.pipeline.flavours.layout import CONTAINER_SRC
 from tfbuild.pipeline.flavours.makefile import MAKEFILE
 from tfbuild.pipeline.options import BuildOptions
 from tfbuild.pipeline.plan import BuildPlan, ImageSpec, Step
 from tfbuild.toolchain.android_ndk import FIND_HINT, inspect_ndk
 from tfbuild.toolchain.targets import TargetProfile
-from tfbuild.tree.facts import MAKEFILE_DIR
 from tfbuild.tree.work_branch import WORK_BRANCH, check_can_commit
 
 MAKE_COMPILER_VARIABLES = ("CC_PREFIX", "CC", "CXX", "AR")
@@ -91,12 +89,12 @@ def check_prerequisites(
     found += (_program(tool, "runs on this machine before the build", os.environ) for tool in host_tools)
     if plan.image is not None:
         found += _container(plan.image)
-        if plan.flavour == Flavour.MAKEFILE and options.source is not None:
-            found += _links_the_container_sees(options.source)
+        if options.source is not None:
+            found += _links_the_container_sees(options.source, plan.link_dirs)
     elif "xcode" not in profile.requires:
         found += _local_programs(plan, checked=frozenset(host_tools))
-        if plan.flavour == Flavour.MAKEFILE and options.source is not None:
-            found += _links_this_machine_sees(options.source)
+        if options.source is not None:
+            found += _links_this_machine_sees(options.source, plan.link_dirs)
     found += _android_dirs(plan, profile, options)
     if commit_in is not None:
         found.append(_committable(commit_in))
@@ -178,6 +176,8 @@ def _local_programs(plan: BuildPlan, *, checked: frozenset[str]) -> list[Prerequ
     for step in plan.steps:
         if step.skip_if_exists is not None and Path(step.skip_if_exists).exists():
             continue  # done by an earlier build: it will not run
+        if step.host_action is not None:
+            continue  # tfbuild does it itself
         for program in _programs_of(step):
             if program not in checked:
                 seen.setdefault(program, step)
@@ -250,9 +250,8 @@ def _android_dirs(plan: BuildPlan, profile: TargetProfile, options: BuildOptions
     found = []
     if "ndk" in profile.requires:
         found.append(_android_ndk(android.ndk, android.ndk_origin or "--ndk"))
-    bazel = profile.bazel
-    if plan.flavour == Flavour.BAZEL and bazel is not None and bazel.needs_android_workspace:
-        sdk, origin = android.sdk, android.sdk_origin or "--sdk"
+    if plan.android_sdk is not None:
+        sdk, origin = plan.android_sdk, android.sdk_origin or "--sdk"
         if sdk is not None and sdk.is_dir():
             found.append(Prerequisite("Android SDK", f"{sdk} (from {origin})"))
         else:
@@ -271,12 +270,20 @@ def _android_ndk(path: Path | None, origin: str) -> Prerequisite:
     return Prerequisite("Android NDK", f"{ndk.where}: {ndk.summary()}")
 
 
-def _links_the_container_sees(tree: Path) -> list[Prerequisite]:
-    gen = tree / MAKEFILE_DIR / "gen"
+def _links_in(tree: Path, directories: tuple[str, ...]) -> Iterator[Path]:
+    """The links with an absolute target in ``directories`` of ``tree`` (those that exist)."""
+    for directory in (tree / relative for relative in directories):
+        for link in sorted(directory.iterdir()) if directory.is_dir() else ():
+            if link.is_symlink() and os.path.isabs(os.readlink(link)):
+                yield link
+
+
+def _links_the_container_sees(tree: Path, directories: tuple[str, ...]) -> list[Prerequisite]:
+    """Links in ``directories`` of ``tree`` to absolute paths of this machine: in the container,
+    which mounts the tree at ``/src``, they lead nowhere."""
     found = []
-    for link in sorted(gen.iterdir()) if gen.is_dir() else ():
-        if not link.is_symlink() or not os.path.isabs(target := os.readlink(link)):
-            continue
+    for link in _links_in(tree, directories):
+        target = os.readlink(link)
         if Path(target).is_relative_to(CONTAINER_SRC):
             continue  # made in the container (the script ran there): the container follows it
         where = link.relative_to(tree)
@@ -293,14 +300,13 @@ def _links_the_container_sees(tree: Path) -> list[Prerequisite]:
     return found
 
 
-def _links_this_machine_sees(tree: Path) -> list[Prerequisite]:
-    """Links under the Makefile's ``gen/`` that a container build made into ``/src``: on this
-    machine they lead nowhere. The fix names the same place in the tree, relative."""
-    gen = tree / MAKEFILE_DIR / "gen"
+def _links_this_machine_sees(tree: Path, directories: tuple[str, ...]) -> list[Prerequisite]:
+    """Links in ``directories`` of ``tree`` (the Makefile's ``gen/``) that a container build made
+    into ``/src``: on this machine they lead nowhere. The fix names the same place in the tree,
+    relative."""
     found = []
-    for link in sorted(gen.iterdir()) if gen.is_dir() else ():
-        if not link.is_symlink() or not os.path.isabs(target := os.readlink(link)):
-            continue
+    for link in _links_in(tree, directories):
+        target = os.readlink(link)
         if not Path(target).is_relative_to(CONTAINER_SRC):
             continue
         here = tree / Path(target).relative_to(CONTAINER_SRC)

@@ -38,6 +38,7 @@ from pathlib import Path, PurePosixPath
 from urllib.parse import SplitResult, urlsplit
 
 from tfbuild.errors import ConfigError
+from tfbuild.pipeline.notes import Note
 
 CACHE_URL_ENV = "TFBUILD_REMOTE_CACHE_URL"
 """The variable that carries the cache URL into the build (container or local)."""
@@ -182,14 +183,14 @@ class RemoteUse:
     """Variables holding the cache URL: given to the container only, never printed."""
     network: str | None = None
     """``host`` when a server is on this machine's loopback (a container build)."""
-    notes: tuple[str, ...] = ()
+    notes: tuple[Note, ...] = ()
 
 
-def _network(remote: RemoteOptions, in_container: bool) -> tuple[str | None, tuple[str, ...]]:
+def _network(remote: RemoteOptions, in_container: bool) -> tuple[str | None, tuple[Note, ...]]:
     hosts = remote.loopback_hosts
     if not hosts or not in_container:
         return None, ()
-    return "host", (f"container network: host, since {', '.join(hosts)} is this machine's loopback",)
+    return "host", (Note("container-network", f"host, since {', '.join(hosts)} is this machine's loopback"),)
 
 
 def makefile_remote(
@@ -198,7 +199,7 @@ def makefile_remote(
     """The environment a Makefile build gets for a remote ccache and distcc workers."""
     env: dict[str, str] = {}
     secret: dict[str, str] = {}
-    notes: list[str] = []
+    notes: list[Note] = []
     if remote.remote_cache is not None:
         scheme = remote.remote_cache.parts.scheme
         if not has_ccache:
@@ -212,17 +213,17 @@ def makefile_remote(
                 hint=f"the Makefile flavour's cache is ccache's: give a {', '.join(CCACHE_SCHEMES)} URL",
             )
         secret[CCACHE_REMOTE_ENV] = remote.remote_cache.reveal()
-        notes.append(f"remote cache: {remote.remote_cache} (ccache remote storage, after the local cache)")
+        notes.append(Note("remote-cache", f"{remote.remote_cache} (ccache remote storage, after the local cache)"))
     if remote.distcc_hosts:
         env["DISTCC_HOSTS"] = " ".join(remote.distcc_hosts)
         env["DISTCC_DIR"] = str(scratch / "distcc")
         if has_ccache:
             env["CCACHE_PREFIX"] = "distcc"
         slots = remote.distcc_slots
-        note = f"distcc: {len(remote.distcc_hosts)} host word(s), {slots} remote slot(s); make -j{jobs}"
+        note = f"{len(remote.distcc_hosts)} host word(s), {slots} remote slot(s); make -j{jobs}"
         if jobs < slots:
             note += f" (fewer jobs than slots: pass --jobs {slots} to fill them)"
-        notes.append(note)
+        notes.append(Note("distcc", note))
     network, network_notes = _network(remote, in_container)
     return RemoteUse(env=env, secret_env=secret, network=network, notes=(*notes, *network_notes))
 
@@ -231,7 +232,7 @@ def bazel_remote(remote: RemoteOptions, *, bazel_version: tuple[int, ...], in_co
     """The environment a Bazel build gets for a remote cache (its flag: :func:`bazel_cache_flag`).
     distcc hosts are left out with a note, not refused: one tfbuild.toml serves a repository's
     Makefile and Bazel builds alike."""
-    ignored = ("distcc hosts not used: Bazel does not compile through distcc",) if remote.distcc_hosts else ()
+    ignored = (Note("distcc", "hosts not used: Bazel does not compile through distcc"),) if remote.distcc_hosts else ()
     if remote.remote_cache is None:
         return RemoteUse(notes=ignored)
     scheme = remote.remote_cache.parts.scheme
@@ -248,10 +249,10 @@ def bazel_remote(remote: RemoteOptions, *, bazel_version: tuple[int, ...], in_co
         )
     flag = bazel_cache_flag(remote.remote_cache, bazel_version).split("=", 1)[0]
     network, network_notes = _network(remote, in_container)
-    notes = [f"remote cache: {remote.remote_cache} (Bazel {flag})", *network_notes, *ignored]
+    notes = [Note("remote-cache", f"{remote.remote_cache} (Bazel {flag})"), *network_notes, *ignored]
     if not bazel_keeps_disk_cache(remote.remote_cache, bazel_version):
-        notes.append(f"no --disk_cache: Bazel {'.'.join(map(str, bazel_version))} uses a disk cache or a gRPC "
-                     "cache, not both, and the shared one is the point")
+        notes.append(Note("remote-cache", f"no --disk_cache: Bazel {'.'.join(map(str, bazel_version))} uses a disk "
+                          "cache or a gRPC cache, not both, and the shared one is the point"))
     return RemoteUse(secret_env={CACHE_URL_ENV: remote.remote_cache.reveal()}, network=network, notes=tuple(notes))
 
 

@@ -3,9 +3,12 @@
 models -> analysis (which ops and kernel classes) -> ``ops_to_register.h`` -> the tree made to
 compile those kernels (source edits on tfbuild's work branch) and checked (preflight) -> the
 build plan -> its execution -> ``manifest.json``. Each arrow is one library call; this module
-only orders them and carries values between them: the models are read once, the tree's kernel
-index is built once, and the edits and the preflight take the header's selection as a value
-(:class:`TreeWork`) rather than reading back the header or build files an earlier step wrote.
+only orders them and carries values between them: the models are parsed once (the manifest
+reads their files again, for its digests), the tree's kernel index is built once, and the edits
+and the preflight take the header's selection as a value (:class:`TreeWork`) rather than
+reading back the header or build files an earlier step wrote. What differs between flavours is
+asked of the flavour's planner (:class:`~tfbuild.pipeline.flavours.FlavourPlanner`): this
+module never compares flavours.
 
 Nothing in the tree changes until everything that can be checked has been: the edits are
 planned and the preflight runs on the build files as those edits leave them
@@ -22,9 +25,11 @@ prerequisite with its outcome, without failing on those (a plan is also made for
 other than this one). It compiles nothing and writes nothing: an op library's kernels are read
 from its sources (:mod:`tfbuild.pipeline.op_sources`) instead of from a host build of them.
 
-An op library has no tree: its sources are first compiled plainly for this machine so that
-TensorFlow can load them and the analysis can find their kernels (a custom op's kernel classes
-exist only in its own library), then built selectively for the target.
+An op library has no tree: its planner's ``prepare`` plans its sources' plain build for this
+machine, which the build runs before the analysis so that TensorFlow can load the result and
+the analysis can find their kernels (a custom op's kernel classes exist only in its own
+library); the dry run prints that plan first. Then the library is built selectively for the
+target. The Makefile's protobuf rename (``--protobuf-rename``) is a step of its plan too.
 """
 
 from __future__ import annotations
@@ -41,16 +46,24 @@ from tfbuild.errors import TfbuildError
 from tfbuild.fileio import atomic_write_text, unified_diff
 from tfbuild.flavour import Flavour
 from tfbuild.log import Logger
-from tfbuild.model.analysis import Analysis
+from tfbuild.model.analysis import Analysis, analyze_loaded
 from tfbuild.model.formats import LoadedModel, load_model
 from tfbuild.model.header import HeaderContents, header_contents, render_header
 from tfbuild.pipeline.elf_pages import check_page_alignment
-from tfbuild.pipeline.flavours import HEADER_NAME, HEADER_SUBDIR, InstalledTensorFlow, choose_flavour, plan_build
+from tfbuild.pipeline.flavours import (
+    HEADER_NAME,
+    HEADER_SUBDIR,
+    PLANNERS,
+    InstalledTensorFlow,
+    Preparation,
+    choose_flavour,
+    plan_build,
+)
+from tfbuild.pipeline.flavours.makefile import PROTOBUF_RENAME_STEP
 from tfbuild.pipeline.manifest import TensorFlowRecord, make_manifest, write_manifest
-from tfbuild.pipeline.op_library import OpsLibraryPlan
 from tfbuild.pipeline.options import BuildOptions
 from tfbuild.pipeline.per_file_selection import PerFileSelection
-from tfbuild.pipeline.plan import BuildPlan
+from tfbuild.pipeline.plan import BuildPlan, Note
 from tfbuild.pipeline.plan_text import plan_text
 from tfbuild.pipeline.prerequisites import Prerequisite, check_prerequisites, check_xcode, require_prerequisites
 from tfbuild.pipeline.remote import CacheStats, forget_cache_stats, read_cache_stats, stats_record
@@ -63,15 +76,13 @@ from tfbuild.tree.kernel_index import KernelIndex, build_kernel_index
 from tfbuild.tree.mobile_types import MobileTypes
 from tfbuild.tree.needs import KernelNeed, Needs, header_needs
 from tfbuild.tree.preflight import PreflightReport, PreflightRequest, check_tree, require_pass
-from tfbuild.tree.protobuf_rename import apply_protobuf_rename, plan_protobuf_rename
+from tfbuild.tree.protobuf_rename import NAMESPACE, PROTOBUF_SRC
 from tfbuild.tree.retarget import retarget_analysis, retarget_notes, tree_name
 from tfbuild.tree.work_branch import WORK_BRANCH, CommitResult, commit_files, recorded_generated, tracked_paths
 
 if TYPE_CHECKING:
     from tfbuild.pipeline.executor import ExecutionResult  # the docker SDK: only when something runs
     from tfbuild.pipeline.report.write import WrittenReport  # matplotlib: only when a build finished
-
-ANALYSIS_SUBDIR = ".analysis"
 
 
 @dataclass(frozen=True)
@@ -80,7 +91,7 @@ class BuildResult:
 
     plan: BuildPlan
     text: str  # the plan as printed by --dry-run
-    notes: tuple[str, ...]
+    notes: tuple[Note, ...]
     header: Path
     header_text: str = ""
     artifacts: tuple[Path, ...] = ()
@@ -88,6 +99,8 @@ class BuildResult:
     log: Path | None = None
     report: WrittenReport | None = None
     """The size report (report.md, .html, .json in the output directory); None if it failed."""
+    before_analysis: BuildPlan | None = None
+    """The plan this machine runs before the analysis (an op library's plain build), if any."""
 
     @property
     def dry_run(self) -> bool:
@@ -128,16 +141,16 @@ class TreeCheck:
     edits: EditPlan
     report: PreflightReport
 
-    def notes(self, *, dry_run: bool) -> list[str]:
+    def notes(self, *, dry_run: bool) -> list[Note]:
         """For the build's notes: each edit and the entries it adds (a dry run shows them as a
         diff instead), what the edits cannot fix, and the preflight's findings."""
         edits = () if dry_run else self.edits.edits
-        notes = [f"source edit: {edit.path}: added {', '.join(edit.added)}" for edit in edits]
+        notes = [Note("source-edit", f"{edit.path}: added {', '.join(edit.added)}") for edit in edits]
         if not self.edits.changed:
-            notes.append("source edits: none needed, the build files already list every needed file")
-        notes += [f"source edit: {note}" for note in self.edits.notes]
-        notes.append(f"preflight: passed, {len(self.report.checked_ops)} op(s) checked with the edits applied")
-        return notes + [f"preflight: {note}" for note in self.report.notes]
+            notes.append(Note("source-edit", "none needed, the build files already list every needed file"))
+        notes += [Note("source-edit", note) for note in self.edits.notes]
+        notes.append(Note("preflight", f"passed, {len(self.report.checked_ops)} op(s) checked with the edits applied"))
+        return notes + [Note("preflight", note) for note in self.report.notes]
 
 
 @dataclass(frozen=True)
@@ -203,6 +216,20 @@ def _why(path: str) -> str:
     return "Android SDK/NDK repositories" if path == "WORKSPACE" else "as the build plan generates it"
 
 
+@dataclass(frozen=True)
+class _Planned:
+    """A build worked out up to its prerequisites: what a dry run prints and a build runs."""
+
+    plan: BuildPlan
+    header_path: Path
+    header_text: str
+    notes: list[Note]
+    changes: TreeChanges | None
+    prerequisites: tuple[Prerequisite, ...]
+    tensorflow_version: str
+    """The TensorFlow the analysis ran with, for the manifest."""
+
+
 def run_build(options: BuildOptions, *, console: Console | None = None) -> BuildResult:
     """Run (or, with ``options.dry_run``, only plan) the build ``options`` describe."""
     log = Logger(console)
@@ -211,84 +238,91 @@ def run_build(options: BuildOptions, *, console: Console | None = None) -> Build
     flavour = choose_flavour(options, profile, tree)
     if not options.dry_run and "xcode" in profile.requires:
         check_xcode(profile)  # before the analysis: nothing is worth running for it
-    tensorflow = _installed_tensorflow() if flavour == Flavour.OPS_LIBRARY else None
+    prepared = PLANNERS[flavour].prepare(options)
     with log.step("analyze the models"):
-        models, analysis, scan_notes = _analyze(options, flavour)
+        models, analysis, scan_notes = _analyze(options, prepared)
+    planned = _plan(options, profile, tree, flavour, prepared, models, analysis, log)
+    before = prepared.host_library.host_plan(Path.cwd()) if prepared.host_library is not None else None
+    if options.dry_run:
+        text = _before_analysis_text(prepared, before) + plan_text(planned.plan, notes=planned.notes)
+        text += _dry_run_report(planned.changes, planned.prerequisites, scan_notes, options, prepared)
+        return BuildResult(planned.plan, text, tuple(planned.notes), planned.header_path, planned.header_text,
+                           before_analysis=before)
+    return replace(_execute(planned, options, profile, tree, prepared, log, console), before_analysis=before)
+
+
+def _plan(
+    options: BuildOptions, profile: TargetProfile, tree: TreeFacts | None, flavour: Flavour, prepared: Preparation,
+    models: tuple[LoadedModel, ...], analysis: Analysis, log: Logger,
+) -> _Planned:
+    """The header, the plan, the source edits checked by the preflight, the tree changes and the
+    prerequisites: everything up to the first change, the same for a build and its dry run."""
     header_path = options.output_dir / HEADER_SUBDIR / HEADER_NAME
     work = None
-    retarget: list[str] = []
+    notes = [Note("model", f"{p.model}: {p.op} ({p.node}): {p.message}") for p in analysis.problems]
     if tree is not None:
         with log.step("index the tree's kernels"):
             analysis, work, retarget = _prepare_tree(tree, flavour, analysis, models, options, header_path)
+        notes += retarget
     header_text = render_header(analysis, options.header)
-    notes = [f"{problem.model}: {problem.op} ({problem.node}): {problem.message}" for problem in analysis.problems]
-    notes += retarget
-    notes.append(f"header: registers {header_contents(analysis, options.header).summary()}")
+    notes.append(Note("header", f"registers {header_contents(analysis, options.header).summary()}"))
     plan = plan_build(
-        options, header_text=header_text, tree=tree, tensorflow=tensorflow, flavour=flavour,
+        options, header_text=header_text, tree=tree, tensorflow=prepared.tensorflow, flavour=flavour,
         hot_files=_hot_files(analysis, work), mobile_types=_mobile_types(analysis, work, profile.platform, options),
-        selection=_per_file_selection(options, work, flavour),
+        selection=_per_file_selection(options, work),
     )
-    # A stock build (--default-ops all) selects nothing: no edits to plan, no selection to check.
-    # Its figures are the baseline the size report compares selective builds with.
-    stock = work is not None and work.header.registers_everything
     checked = None
-    if work is not None and not stock:
+    if work is not None and work.header.registers_everything:
+        # A stock build (--default-ops all) selects nothing: no edits to plan, no selection to check.
+        # Its figures are the baseline the size report compares selective builds with.
+        notes.append(Note("stock-build", "the header registers every kernel, so no source edits, no preflight; "
+                          "its sizes become the size report's baseline for this tree, target and flavour"))
+    elif work is not None:
         with log.step("plan the source edits and run the preflight"):
             checked = _check_tree(work)
-    if stock:
-        notes.append("stock build: the header registers every kernel, so no source edits, no preflight; "
-                     "its sizes become the size report's baseline for this tree, target and flavour")
-    changes = _tree_changes(plan, tree, checked.edits if checked else None) if tree is not None else None
-    if checked is not None:
         notes += checked.notes(dry_run=options.dry_run)
-    # The build's host compile of an op library has run by now; a dry run still has it ahead.
-    host_tools = _host_library(options).tools if flavour == Flavour.OPS_LIBRARY and options.dry_run else ()
+    changes = _tree_changes(plan, tree, checked.edits if checked else None) if tree is not None else None
+    # The build runs what the flavour prepared (an op library's host compile) before this; a dry run has it ahead.
+    host_tools = prepared.host_library.tools if prepared.host_library is not None and options.dry_run else ()
     prerequisites = check_prerequisites(
         plan, profile, options, host_tools=host_tools,
         commit_in=changes.root if changes is not None and changes.commits else None,
     )
+    return _Planned(plan, header_path, header_text, notes, changes, prerequisites, analysis.tensorflow_version)
 
-    if options.dry_run:
-        if tree is not None and options.protobuf_rename and flavour == Flavour.MAKEFILE:
-            notes.append(_RENAME_NOTE)
-        text = plan_text(plan, notes=notes) + _dry_run_report(changes, prerequisites, scan_notes, options)
-        return BuildResult(
-            plan=plan, text=text, notes=tuple(notes), header=header_path, header_text=header_text
-        )
 
-    require_prerequisites(prerequisites)
-    atomic_write_text(header_path, header_text)
+def _execute(
+    planned: _Planned, options: BuildOptions, profile: TargetProfile, tree: TreeFacts | None,
+    prepared: Preparation, log: Logger, console: Console | None,
+) -> BuildResult:
+    """Check the prerequisites, change the tree, run the plan; then the manifest and size report."""
+    plan, notes = planned.plan, planned.notes
+    require_prerequisites(planned.prerequisites)
+    atomic_write_text(planned.header_path, planned.header_text)
     forget_cache_stats(options.output_dir)
-    executed, changed = _change_tree_and_execute(plan, tree, changes, options, console)
+    executed, changed = _change_tree_and_execute(plan, planned.changes, options, console)
     cache_stats = read_cache_stats(options.output_dir)
     notes += _checked_outcome(profile, plan, executed, changed, cache_stats)
     with log.step("manifest and size report"):
         manifest = make_manifest(
             plan,
             artifacts=executed.artifacts,
-            header=header_path,
+            header=planned.header_path,
             models=options.models,
-            tensorflow=_tensorflow_record(tree, tensorflow, analysis.tensorflow_version),
+            tensorflow=_tensorflow_record(tree, prepared.tensorflow, planned.tensorflow_version),
             image_id=executed.image_id,
             compile_cache=stats_record(cache_stats),
         )
         manifest_path = write_manifest(manifest, options.output_dir)
         report = _size_report(options.output_dir, notes)
     return BuildResult(
-        plan=plan,
-        text=plan_text(plan, notes=notes),
-        notes=tuple(notes),
-        header=header_path,
-        header_text=header_text,
-        artifacts=executed.artifacts,
-        manifest=manifest_path,
-        log=executed.log_path,
-        report=report,
+        plan=plan, text=plan_text(plan, notes=notes), notes=tuple(notes), header=planned.header_path,
+        header_text=planned.header_text, artifacts=executed.artifacts, manifest=manifest_path,
+        log=executed.log_path, report=report,
     )
 
 
-def _size_report(output_dir: Path, notes: list[str]) -> WrittenReport | None:
+def _size_report(output_dir: Path, notes: list[Note]) -> WrittenReport | None:
     """The finished build's size report against its stock baseline (a stock build records
     itself as one): written beside the manifest. A report that cannot be made is a note, not a
     failed build: the artifacts are there all the same."""
@@ -297,96 +331,76 @@ def _size_report(output_dir: Path, notes: list[str]) -> WrittenReport | None:
     try:
         return write_size_report(output_dir)
     except TfbuildError as error:
-        notes.append(f"size report: not written: {error.one_line()}")
+        notes.append(Note("size-report", f"not written: {error.one_line()}"))
         return None
 
 
-_RENAME_NOTE = (
-    "protobuf rename: after step 1 fills downloads/, tfbuild renames protobuf's namespace to "
-    "google::protobuf3 in the tree on this machine (tfbuild.tree.protobuf_rename), then runs the rest"
-)
-
-
 def _change_tree_and_execute(
-    plan: BuildPlan, tree: TreeFacts | None, changes: TreeChanges | None, options: BuildOptions, console: Console | None
+    plan: BuildPlan, changes: TreeChanges | None, options: BuildOptions, console: Console | None
 ) -> tuple[ExecutionResult, _ChangeLog | None]:
-    """Commit the tree changes, rename protobuf if asked, run the plan; from the first change on,
-    a failure or Ctrl-C carries notes on what was changed and how to undo it."""
+    """Commit the tree changes and run the plan (its steps include the protobuf rename, when
+    asked); from the first change on, a failure or Ctrl-C carries notes on what was changed
+    and how to undo it."""
     from tfbuild.pipeline.executor import execute_plan  # the docker SDK: only when something runs
 
-    changed = _ChangeLog(changes) if changes is not None else None
+    renames = any(step.name == PROTOBUF_RENAME_STEP for step in plan.steps)
+    changed = _ChangeLog(changes, renames_protobuf=renames) if changes is not None else None
     with _undo_notes(changed):
         if changed is not None:
             changed.commit = _commit_tree_changes(changed.changes)
-        if tree is not None and options.protobuf_rename and plan.flavour == Flavour.MAKEFILE:
-            _rename_protobuf(plan, tree, console)
-            if changed is not None:
-                changed.protobuf_renamed = True
         executed = execute_plan(plan, console=console, timeout=options.timeout)
     return executed, changed
 
 
-def _installed_tensorflow() -> InstalledTensorFlow:
-    from tfbuild.pipeline.op_library import installed_tensorflow
-
-    return installed_tensorflow()
-
-
-def host_library_path(output_dir: Path, library_name: str) -> Path:
-    """Where a build of the op library ``lib<library_name>`` keeps its plain (non-selective)
-    build for this machine: the analysis loads it, ``tfbuild verify`` runs it as the reference."""
-    return output_dir / ANALYSIS_SUBDIR / f"lib{library_name}_host.so"
-
-
-def _host_library(options: BuildOptions) -> OpsLibraryPlan:
-    """An op library's plain build for this machine, for TensorFlow to load in the analysis."""
-    from tfbuild.pipeline.op_library import OpsLibrarySpec, plan_ops_library
-
-    spec = OpsLibrarySpec.for_installed_tensorflow(
-        options.op_sources,
-        host_library_path(options.output_dir, options.ops_library_name),
-        build_dir=options.output_dir / ANALYSIS_SUBDIR / "objs",
-    )
-    return plan_ops_library(spec)
-
-
-def _analyze(options: BuildOptions, flavour: Flavour) -> tuple[tuple[LoadedModel, ...], Analysis, list[str]]:
-    """The models, read once for every step after; what they need; and (dry run of an op
+def _analyze(
+    options: BuildOptions, prepared: Preparation
+) -> tuple[tuple[LoadedModel, ...], Analysis, list[str]]:
+    """The models, parsed once for every step after; what they need; and (dry run of an op
     library) what was read from its sources.
 
     An op library's kernels exist only in its own sources. The build compiles them for this
-    machine and loads the result into TensorFlow before analysing; a dry run reads them
-    instead (:mod:`tfbuild.pipeline.op_sources`) and says so in its notes.
+    machine (the flavour's prepared host library) and has TensorFlow's registry loaded with the
+    result before analysing; a dry run reads them instead (:mod:`tfbuild.pipeline.op_sources`)
+    and says so.
     """
-    from tfbuild.model.analysis import analyze_loaded  # imports TensorFlow
-
     models = tuple(load_model(Path(model)) for model in options.models)
-    if flavour != Flavour.OPS_LIBRARY:
+    library = prepared.host_library
+    if library is None:
         return models, analyze_loaded(models), []
     if not options.dry_run:
-        from tfbuild.pipeline.op_library import build_ops_library
+        from tfbuild.pipeline.ops_library_build import build_ops_library
 
-        library = build_ops_library(_host_library(options), jobs=options.jobs).path
-        return models, analyze_loaded(models, op_libraries=(library,)), []
+        built = build_ops_library(library, jobs=options.jobs).path
+        return models, analyze_loaded(models, op_libraries=(built,)), []
     from tfbuild.pipeline.op_sources import complete_analysis, scan_op_sources
 
     return models, *complete_analysis(analyze_loaded(models), scan_op_sources(options.op_sources))
 
 
+def _before_analysis_text(prepared: Preparation, before: BuildPlan | None) -> str:
+    """What a dry run prints first: the plan this machine runs before the analysis, if any."""
+    if prepared.host_library is None or before is None:
+        return ""
+    return (f"Before the analysis, on this machine: the op library's plain build, which TensorFlow loads\n"
+            f"so that the analysis finds its kernels ({prepared.host_library.output})\n" + plan_text(before) + "\n")
+
+
 def _checked_outcome(profile: TargetProfile, plan: BuildPlan, executed: ExecutionResult,
-                     changed: _ChangeLog | None, cache_stats: CacheStats | None) -> list[str]:
+                     changed: _ChangeLog | None, cache_stats: CacheStats | None) -> list[Note]:
     """What an executed build's notes add: its artifacts' page alignment, checked (a
     :class:`BuildError` when an ELF is below the page size its links were told), the compile
     cache's counts, and the tree changes with their undo command."""
-    notes = []
+    notes: list[Note] = []
     page_size = _page_size(profile, plan)
     if page_size is not None:
         check_page_alignment(executed.artifacts, page_size)
-        notes.append(f"every ELF linked for {plan.target} has its LOAD segments aligned to {page_size // 1024} KB")
+        notes.append(Note("page-alignment", f"every ELF linked for {plan.target} has its LOAD segments aligned to "
+                          f"{page_size // 1024} KB"))
     if cache_stats is not None:
-        notes.append(f"compile cache: {cache_stats.line()}")
+        notes.append(Note("compile-cache", cache_stats.line()))
     if changed is not None and changed.lines():
-        notes.append(f"source tree: {'; '.join(changed.lines())}; undo with: {revert_command(changed.changes.root)}")
+        lines = "; ".join(changed.lines())
+        notes.append(Note("source-tree", f"{lines}; undo with: {revert_command(changed.changes.root)}"))
     return notes
 
 
@@ -401,14 +415,14 @@ def _page_size(profile: TargetProfile, plan: BuildPlan) -> int | None:
 def _prepare_tree(
     tree: TreeFacts, flavour: Flavour, analysis: Analysis, models: tuple[LoadedModel, ...],
     options: BuildOptions, header_path: Path,
-) -> tuple[Analysis, TreeWork, list[str]]:
+) -> tuple[Analysis, TreeWork, list[Note]]:
     """The tree's kernel index; ``analysis`` with the tree's kernel class names (the header is
     compiled into the tree, so it must name them); the work for the tree steps; retarget notes."""
     index = build_kernel_index(tree.root)
     analysis, retargeted = retarget_analysis(analysis, index, tree_name=tree_name(index, tree.root))
     header = header_contents(analysis, options.header)
     work = TreeWork(tree, flavour, index, header, header_path, kernelless_ops=retargeted.missing_ops, models=models)
-    return analysis, work, [f"kernel classes: {note}" for note in retarget_notes(retargeted)]
+    return analysis, work, [Note("kernel-classes", note) for note in retarget_notes(retargeted)]
 
 
 def _hot_files(analysis: Analysis, work: TreeWork | None) -> tuple[str, ...]:
@@ -421,12 +435,12 @@ def _hot_files(analysis: Analysis, work: TreeWork | None) -> tuple[str, ...]:
     return hot_kernel_files(needs, work.index)
 
 
-def _per_file_selection(options: BuildOptions, work: TreeWork | None, flavour: Flavour) -> PerFileSelection | None:
+def _per_file_selection(options: BuildOptions, work: TreeWork | None) -> PerFileSelection | None:
     """Each source's own selection, for ``--per-file-selection`` (:mod:`tfbuild.pipeline.per_file_selection`):
     the sources the Makefile compiles that register something, that is ``tf_op_files.txt`` and
     the files the build's edits add to it (those registering a selected kernel or op)."""
-    if not options.per_file_selection or flavour != Flavour.MAKEFILE:
-        return None  # choose_flavour refused the other flavours
+    if not options.per_file_selection:
+        return None  # choose_flavour refuses it for the flavours other than the Makefile
     if work is None or work.header.registers_everything:
         return None  # an op library, or a stock build: nothing to split
     from tfbuild.pipeline.per_file_selection import per_file_selection
@@ -511,8 +525,9 @@ class _ChangeLog:
     """What a running build has changed in its tree so far."""
 
     changes: TreeChanges
+    renames_protobuf: bool = False
+    """Whether the plan has the protobuf rename step (:data:`PROTOBUF_RENAME_STEP`)."""
     commit: CommitResult | None = None
-    protobuf_renamed: bool = False
 
     def lines(self) -> list[str]:
         root = self.changes.root
@@ -523,7 +538,7 @@ class _ChangeLog:
                    if (root / path).is_file() and (root / path).read_bytes() == content.encode("utf-8")]
         if written:
             lines.append(f"wrote {_some(written)} (untracked)")
-        if self.protobuf_renamed:
+        if self.renames_protobuf and (root / PROTOBUF_SRC / "google" / NAMESPACE).is_dir():
             lines.append(
                 "renamed protobuf to google::protobuf3 in tensorflow/contrib/makefile/downloads (the build's "
                 "downloaded dependencies: the revert leaves them; delete that directory for the original)"
@@ -548,7 +563,8 @@ def _undo_notes(changed: _ChangeLog | None) -> Iterator[None]:
 
 
 def _dry_run_report(
-    changes: TreeChanges | None, prerequisites: tuple[Prerequisite, ...], scan_notes: list[str], options: BuildOptions
+    changes: TreeChanges | None, prerequisites: tuple[Prerequisite, ...], scan_notes: list[str], options: BuildOptions,
+    prepared: Preparation,
 ) -> str:
     """What the dry run prints below the plan: an op library's kernels as read from its sources,
     the tree changes (each file the commit changes, as a diff), and every prerequisite."""
@@ -568,23 +584,14 @@ def _dry_run_report(
         }
     return render(
         "dry_run.txt.j2",
-        op_sources=tuple(str(source) for source in options.op_sources) if options.op_sources else (),
-        library_dir=str(options.output_dir / ANALYSIS_SUBDIR),
+        op_sources=tuple(str(source) for source in options.op_sources) if prepared.host_library else (),
+        library=str(prepared.host_library.output) if prepared.host_library else "",
         scan_notes=tuple(scan_notes),
         tree=tree,
         work_branch=WORK_BRANCH,
         prerequisites=tuple(p.line() for p in prerequisites),
         stop=f"{missing.one_line()} (exit {missing.exit_code})" if missing is not None else "",
     )
-
-
-def _rename_protobuf(plan: BuildPlan, tree: TreeFacts, console: Console | None) -> None:
-    """Fill downloads/ (the plan's first step, in the same toolchain) and rename protobuf there."""
-    from tfbuild.pipeline.executor import execute_plan
-    from tfbuild.pipeline.flavours.makefile import dependencies_only
-
-    execute_plan(dependencies_only(plan), console=console)
-    apply_protobuf_rename(plan_protobuf_rename(tree.root))
 
 
 def _tensorflow_record(

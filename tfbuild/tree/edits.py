@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import posixpath
 import shlex
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -168,10 +168,7 @@ def plan_edits(root: Path, flavour: str, needs: Needs, index: KernelIndex) -> Ed
     tree_flavour = check_flavour(flavour)
     sources = resolve_needs(needs, index, root)
     notes = [f"no CPU kernel for op {op} anywhere in {root}" for op in sources.unresolved_ops]
-    if tree_flavour == Flavour.MAKEFILE:
-        edits, more = _makefile_edits(root, sources)
-    else:
-        edits, more = _bazel_edits(root, sources)
+    edits, more = _BUILD_LISTS[tree_flavour].edits(root, sources)
     return EditPlan(root, tree_flavour, needs, sources, tuple(edits), tuple(notes + more))
 
 
@@ -186,18 +183,22 @@ def compiled_files(root: Path, flavour: str, *, edited: Mapping[str, str] | None
     plan that was just applied (or is only planned): those are taken from it, not read.
     """
     root = Path(root)
-    tree_flavour = check_flavour(flavour)
-    relative = OP_FILES_LIST if tree_flavour == Flavour.MAKEFILE else KERNELS_BUILD
-    text = (edited or {}).get(relative)
+    build_list = _BUILD_LISTS[check_flavour(flavour)]
+    text = (edited or {}).get(build_list.path)
     if text is None:
-        text = _read_build_file(root, relative, tree_flavour)
-    return _compiled(root, tree_flavour, text)
+        text = _read_build_file(root, build_list)
+    return build_list.compiled(root, text)
 
 
-def _compiled(root: Path, flavour: Flavour, text: str) -> frozenset[str]:
-    """What the build compiles, given the text of its list (tf_op_files.txt or kernels/BUILD)."""
-    if flavour == Flavour.MAKEFILE:
-        return frozenset(listed_paths(text))
+def _listed(root: Path, text: str) -> frozenset[str]:
+    """What the Makefile compiles, given the text of tf_op_files.txt."""
+    del root
+    return frozenset(listed_paths(text))
+
+
+def _mobile_sources(root: Path, text: str) -> frozenset[str]:
+    """What Bazel's mobile build compiles, given the text of kernels/BUILD (and, for labels into
+    other packages, theirs)."""
     return mobile_sources(
         text,
         detect_family(text, KERNELS_BUILD),
@@ -220,23 +221,19 @@ def _load_package(root: Path, package: str) -> PackageFiles | None:
     return None
 
 
-def _read_build_file(root: Path, relative: str, flavour: Flavour) -> str:
-    path = root / relative
+def _read_build_file(root: Path, build_list: _BuildList) -> str:
+    path = root / build_list.path
     try:
         return path.read_bytes().decode("utf-8", "surrogateescape")
     except FileNotFoundError:
-        hint = (
-            "TF 2.1+ has no contrib Makefile; use --flavour bazel"
-            if flavour == Flavour.MAKEFILE
-            else "is --source the top of a TensorFlow checkout?"
-        )
         raise SourceTreeError(
-            f"{path}: not found, so this tree cannot be built with the {flavour} flavour", hint=hint
+            f"{path}: not found, so this tree cannot be built with the {build_list.flavour} flavour",
+            hint=build_list.missing_hint,
         ) from None
 
 
 def _makefile_edits(root: Path, sources: NeededSources) -> tuple[list[FileEdit], list[str]]:
-    old = _read_build_file(root, OP_FILES_LIST, Flavour.MAKEFILE)
+    old = _read_build_file(root, _BUILD_LISTS[Flavour.MAKEFILE])
     wanted = [f for f in sources.kernel_files if f.endswith(_COMPILED_SUFFIXES) and ".cu." not in f]
     edit = add_op_files(old, wanted + list(sources.op_definition_files), file_name=str(root / OP_FILES_LIST))
     edits = [FileEdit(OP_FILES_LIST, old, edit.text, edit.added)] if edit.changed else []
@@ -244,8 +241,8 @@ def _makefile_edits(root: Path, sources: NeededSources) -> tuple[list[FileEdit],
 
 
 def _bazel_edits(root: Path, sources: NeededSources) -> tuple[list[FileEdit], list[str]]:
-    old = _read_build_file(root, KERNELS_BUILD, Flavour.BAZEL)
-    compiled = _compiled(root, Flavour.BAZEL, old)  # also through labels into other packages
+    old = _read_build_file(root, _BUILD_LISTS[Flavour.BAZEL])
+    compiled = _mobile_sources(root, old)  # also through labels into other packages
     notes: list[str] = []
     kernel_sources: list[str] = []
     headers: list[str] = []
@@ -286,3 +283,27 @@ def _kernels_entry(root: Path, path: str) -> str | None:
 
 def _is_package(directory: Path) -> bool:
     return (directory / "BUILD").is_file() or (directory / "BUILD.bazel").is_file()
+
+
+@dataclass(frozen=True)
+class _BuildList:
+    """A tree flavour's list of what its mobile build compiles: the file, what it compiles, and
+    the edits that make it compile the needed sources."""
+
+    flavour: Flavour
+    path: str
+    """Repository path of the list."""
+    compiled: Callable[[Path, str], frozenset[str]]
+    """(tree root, the list's text) -> repository paths the build compiles."""
+    edits: Callable[[Path, NeededSources], tuple[list[FileEdit], list[str]]]
+    """(tree root, needed sources) -> the edits of the list, and notes on what they cannot do."""
+    missing_hint: str
+
+
+_BUILD_LISTS: dict[Flavour, _BuildList] = {
+    Flavour.MAKEFILE: _BuildList(Flavour.MAKEFILE, OP_FILES_LIST, _listed, _makefile_edits,
+                                 "TF 2.1+ has no contrib Makefile; use --flavour bazel"),
+    Flavour.BAZEL: _BuildList(Flavour.BAZEL, KERNELS_BUILD, _mobile_sources, _bazel_edits,
+                              "is --source the top of a TensorFlow checkout?"),
+}
+"""The tree flavours' build lists (:data:`~tfbuild.flavour.TREE_FLAVOURS`)."""

@@ -55,8 +55,9 @@ class MobileTypes:
         """The compiler flag: ``-D__ANDROID_TYPES_SLIM__`` or ``-D__ANDROID_TYPES_FULL__``."""
         return f"-D{self.define}"
 
-    def note(self) -> str:
-        return f"mobile types: {self.define}: {self.why}"
+    def description(self) -> str:
+        """The define and why it was chosen, for the plan's note on the mobile types."""
+        return f"{self.define}: {self.why}"
 
 
 @dataclass(frozen=True)

@@ -42,6 +42,7 @@ from tfbuild.pipeline.android.names import JAVA_CLASS, jni_prefix
 from tfbuild.pipeline.android.ndk_clang import ClangToolchain, static_app
 from tfbuild.pipeline.exports import JNI, render_export_file
 from tfbuild.pipeline.linkflags import HEADER_DIRS
+from tfbuild.pipeline.notes import Note
 from tfbuild.pipeline.plan import AndroidJniRecord, AppliedSizeProfile, Artifact, GeneratedFile, Step
 from tfbuild.templating import render
 from tfbuild.tree.build_files.op_files_list import listed_paths
@@ -85,7 +86,7 @@ class JniLibraryPlan:
     generated_files: tuple[GeneratedFile, ...]
     artifact: Artifact
     record: AndroidJniRecord
-    notes: tuple[str, ...]
+    notes: tuple[Note, ...]
 
 
 def plan_jni_library(request: JniLibraryRequest) -> JniLibraryPlan:
@@ -110,7 +111,7 @@ def plan_jni_library(request: JniLibraryRequest) -> JniLibraryPlan:
     allow: tuple[str, ...] = ()
     if duplicates:
         allow = ("-Wl,--allow-multiple-definition",)
-        notes.append(f"JNI library linked with --allow-multiple-definition: tf_op_files.txt lists "
+        notes.append(f"linked with --allow-multiple-definition: tf_op_files.txt lists "
                      f"{', '.join(duplicates)} twice, so its objects are twice in libtensorflow-core.a")
     link_argv = (
         app.cxx, *_target_flags(app.cxxflags), "-shared", "-fPIC", "-o", str(library), str(obj),
@@ -125,7 +126,7 @@ def plan_jni_library(request: JniLibraryRequest) -> JniLibraryPlan:
     )
     steps = (
         Step(f"compile the JNI library's native methods ({request.target})", compile_argv, seen),
-        Step(f"link {file_name} ({request.target})", link_argv, seen, notes=tuple(notes)),
+        Step(f"link {file_name} ({request.target})", link_argv, seen, notes=tuple(f"JNI library {n}" for n in notes)),
     )
     generated = (
         GeneratedFile(request.work_dir / SOURCE, source),
@@ -136,10 +137,11 @@ def plan_jni_library(request: JniLibraryRequest) -> JniLibraryPlan:
         exports=JNI.patterns(), abi=request.android_arch, min_sdk=request.toolchain.api_level,
         link_map=f"{JNI_DIR}/{link_map}",
     )
-    notes.insert(0, f"JNI library: {file_name} for {request.java_package}.{JAVA_CLASS}, exporting only "
-                    f"{', '.join((*JNI.optional, *JNI.symbols))}; libc++ static and hidden; NEEDED only bionic's "
-                    f"(lib{', lib'.join(BIONIC_LIBS)}, libc)")
-    return JniLibraryPlan(steps, generated, Artifact(library, file_name, "shared-lib"), record, tuple(notes))
+    what = (f"{file_name} for {request.java_package}.{JAVA_CLASS}, exporting only "
+            f"{', '.join((*JNI.optional, *JNI.symbols))}; libc++ static and hidden; NEEDED only bionic's "
+            f"(lib{', lib'.join(BIONIC_LIBS)}, libc)")
+    plan_notes = (Note("jni-library", what), *(Note("jni-library", note) for note in notes))
+    return JniLibraryPlan(steps, generated, Artifact(library, file_name, "shared-lib"), record, plan_notes)
 
 
 def jni_source(java_package: str, library: str, target: str) -> str:

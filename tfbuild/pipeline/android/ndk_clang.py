@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from tfbuild.errors import ConfigError
+from tfbuild.pipeline.notes import Note
 from tfbuild.toolchain.android_ndk import (
     CLANG_ONLY_MAJOR,
     LLVM_PREBUILT,
@@ -86,7 +87,7 @@ class NdkAdapter:
 
     ndk: NdkInfo
     clang: NdkClangBuild | None
-    notes: tuple[str, ...]
+    notes: tuple[Note, ...]
 
 
 def choose_adapter(
@@ -99,9 +100,9 @@ def choose_adapter(
     check_abi(ndk, target.arch, target=target.name)
     if ndk.gcc_toolchains and (profile.ndk_max_major is None or ndk.major <= profile.ndk_max_major):
         _check_level(ndk, target, "the contrib Makefile's --sysroot platforms/android-21")
-        note = (f"Android NDK: {ndk.name} has the GCC toolchains (toolchains/*-4.9): the contrib Makefile's own "
+        note = (f"{ndk.name} has the GCC toolchains (toolchains/*-4.9): the contrib Makefile's own "
                 "TARGET=ANDROID section builds it (GCC, platforms/android-21, gnustl)")
-        return NdkAdapter(ndk, None, (note,))
+        return NdkAdapter(ndk, None, (Note("android-ndk", note),))
     clang = profile.ndk_clang
     if clang is None or ndk.major < CLANG_ONLY_MAJOR:
         newest = f"r{profile.ndk_max_major} or older" if profile.ndk_max_major is not None else "one with GCC"
@@ -120,7 +121,7 @@ def choose_adapter(
         )
     _check_level(ndk, target, "the API level the contrib Makefile builds Android for (platforms/android-21)")
     notes = [
-        f"Android NDK: {ndk.name} has no GCC toolchains: tfbuild's clang adapter replaces the contrib Makefile's "
+        f"{ndk.name} has no GCC toolchains: tfbuild's clang adapter replaces the contrib Makefile's "
         f"Android toolchain variables ({' '.join(REPLACED)}) on make's command line with the NDK's clang "
         f"(--target={clang.triple}{MAKEFILE_NDK_API_LEVEL}), its sysroot and libc++, derived from the tree's own "
         "values for TARGET=ANDROID; protobuf and nsync are cross-built with the same clang",
@@ -138,7 +139,7 @@ def choose_adapter(
             f"{MAKEFILE_NDK_API_LEVEL} with this NDK. An NDK as Google ships it builds libc++abi against its lowest "
             "API level, where the reference is weak: use one of those"
         )
-    return NdkAdapter(ndk, clang, tuple(notes))
+    return NdkAdapter(ndk, clang, tuple(Note("android-ndk", note) for note in notes))
 
 
 def _check_level(ndk: NdkInfo, target: TargetProfile, why: str) -> None:
@@ -192,7 +193,7 @@ def make_variables(
     android_arch: str,
     *,
     library_kinds: Callable[[str], frozenset[str]],
-) -> tuple[dict[str, str], tuple[str, ...]]:
+) -> tuple[dict[str, str], tuple[Note, ...]]:
     """The clang adapter's make command-line variables (:data:`REPLACED`, in order) for
     ``android_arch``, from the tree's Makefile text; and notes on the NDK's libraries left out
     of a static link because the NDK has them only as shared libraries (``library_kinds(name)``
@@ -223,7 +224,7 @@ def make_variables(
         "LDFLAGS": _join(*ldflags, *_missing(build.arch_flags, ldflags), *build.ldflags, *build.page_size_flags),
         "LIBS": _join(*libs),
     }
-    return variables, tuple(notes)
+    return variables, tuple(Note("android-ndk", note) for note in notes)
 
 
 def nsync_make_variables(toolchain: ClangToolchain) -> dict[str, str]:

@@ -1,11 +1,18 @@
 """Build plans, one module per flavour: the contrib Makefile, Bazel, and an app's op library.
 
-:func:`plan_build` picks the flavour's planner from :data:`PLANNERS` and hands it a
-:class:`~tfbuild.pipeline.flavours.layout.PlanRequest` (options, target profile, header text, tree
-facts); the planner works out a :class:`~tfbuild.pipeline.flavours.layout.BuildLayout`, the paths
+:func:`plan_build` picks the flavour's planner (a :class:`FlavourPlanner`) from :data:`PLANNERS`
+and hands it a :class:`~tfbuild.pipeline.flavours.layout.PlanRequest` (options, target profile,
+header text, tree facts); the planner works out a :class:`~tfbuild.pipeline.flavours.layout.BuildLayout`, the paths
 *as the build sees them*, in a toolchain container or on this machine (``--local``). Planners
 only compute: nothing here runs a command or touches Docker, which is what lets the Android and
 iOS plans be tested on a machine with neither an NDK nor Xcode.
+
+Whatever differs between flavours in a build sits behind the planner: what it refuses
+(``check``: a tree without the contrib Makefile, per-file selection outside it, an op library
+without sources), what it needs before the models are analysed (``prepare``: an op library's
+plain build for this machine) and its plan (``plan``: for the Makefile, with the protobuf rename
+as one of its steps). The build's flow (:mod:`tfbuild.pipeline.run`) never asks which flavour it
+is running; :func:`choose_flavour` only chooses one.
 """
 
 from __future__ import annotations
@@ -17,8 +24,8 @@ from typing import Final, Protocol
 from tfbuild.errors import ConfigError, SourceTreeError
 from tfbuild.flavour import Flavour
 from tfbuild.pipeline.flavours import bazel, makefile, ops_library
-from tfbuild.pipeline.flavours.layout import HEADER_NAME, HEADER_SUBDIR, PlanRequest
-from tfbuild.pipeline.op_library import InstalledTensorFlow
+from tfbuild.pipeline.flavours.layout import HEADER_NAME, HEADER_SUBDIR, PlanRequest, Preparation
+from tfbuild.pipeline.ops_library import InstalledTensorFlow
 from tfbuild.pipeline.options import BuildOptions
 from tfbuild.pipeline.per_file_selection import PerFileSelection
 from tfbuild.pipeline.plan import BuildPlan
@@ -34,6 +41,7 @@ __all__ = [
     "FlavourPlanner",
     "InstalledTensorFlow",
     "PlanRequest",
+    "Preparation",
     "choose_flavour",
     "plan_build",
 ]
@@ -42,7 +50,17 @@ __all__ = [
 class FlavourPlanner(Protocol):
     """What a flavour module provides (as cibuildwheel's platform modules provide ``build``)."""
 
-    def plan(self, request: PlanRequest) -> BuildPlan: ...
+    def check(self, options: BuildOptions, profile: TargetProfile, tree: TreeFacts | None) -> None:
+        """Refuse (a :class:`~tfbuild.errors.TfbuildError`) what this flavour cannot build."""
+        ...
+
+    def prepare(self, options: BuildOptions) -> Preparation:
+        """What the flavour needs before the models are analysed; plans, runs nothing."""
+        ...
+
+    def plan(self, request: PlanRequest) -> BuildPlan:
+        """The build's plan, every step of it."""
+        ...
 
 
 PLANNERS: Final[Mapping[Flavour, FlavourPlanner]] = {
@@ -107,23 +125,5 @@ def choose_flavour(options: BuildOptions, profile: TargetProfile, tree: TreeFact
         )
     if flavour.edits_tree and tree is None:
         raise ConfigError(f"the {flavour} flavour builds a TensorFlow source tree", hint="pass --source DIR")
-    if flavour == Flavour.MAKEFILE and tree is not None and not tree.has_makefile:
-        raise SourceTreeError(
-            f"{tree.root}: TensorFlow {tree.version} has no tensorflow/contrib/makefile (removed in 2.1)",
-            hint="build it with --flavour bazel",
-        )
-    if options.per_file_selection and flavour != Flavour.MAKEFILE:
-        raise ConfigError(
-            f"per-file selection is for the Makefile flavour, not {flavour}",
-            hint="build with --flavour makefile, or leave out --per-file-selection (Bazel's cache key holds "
-            "every header a compile action declares, so per-file headers would change every kernel's key)",
-        )
-    if flavour == Flavour.OPS_LIBRARY:
-        if profile.ops_library is None:
-            raise ConfigError(f"target {profile.name} has no op-library flavour")
-        if not options.op_sources:
-            raise ConfigError(
-                "nothing to build: no TensorFlow tree and no op sources",
-                hint="pass --source DIR to build TensorFlow, or --op-source FILE.cc for an op library",
-            )
+    PLANNERS[flavour].check(options, profile, tree)
     return flavour

@@ -37,23 +37,38 @@ from tfbuild.flavour import Flavour
 from tfbuild.pipeline.flavours.layout import (
     BuildLayout,
     PlanRequest,
+    Preparation,
     container_layout,
     header_file,
     local_layout,
+    refuse_per_file_selection,
     toolchain_image,
     tree_header_file,
 )
+from tfbuild.pipeline.notes import Note
+from tfbuild.pipeline.options import BuildOptions
 from tfbuild.pipeline.plan import AppliedSizeProfile, Artifact, BuildPlan, GeneratedFile, Step
 from tfbuild.pipeline.remote import BAZEL_STEP_LOG, bazel_cache_argv, bazel_keeps_disk_cache, bazel_remote
 from tfbuild.pipeline.size_profiles import apply_size_profile
 from tfbuild.pipeline.workspace import apply_block, render_android_block, resolve_android_repositories
-from tfbuild.toolchain.targets import BazelProfile, BazelTarget
+from tfbuild.toolchain.targets import BazelProfile, BazelTarget, TargetProfile
 from tfbuild.toolchain.tf_versions import TreeRequirements, tree_requirements
 from tfbuild.tree.facts import TreeFacts
 
 ANDROID_INFERENCE = "android_inference"
 SELECTIVE_COPTS = ("--copt=-DSELECTIVE_REGISTRATION", "--copt=-DSUPPORT_SELECTIVE_REGISTRATION")
 _REGEX_SPECIAL = re.compile(r"([\\.^$|?*+()\[\]{}])")
+
+
+def check(options: BuildOptions, profile: TargetProfile, tree: TreeFacts | None) -> None:
+    del profile, tree
+    refuse_per_file_selection(options, Flavour.BAZEL)
+
+
+def prepare(options: BuildOptions) -> Preparation:
+    """Nothing to prepare before the analysis: the tree is the build's only input."""
+    del options
+    return Preparation()
 
 
 def plan(request: PlanRequest) -> BuildPlan:
@@ -63,7 +78,9 @@ def plan(request: PlanRequest) -> BuildPlan:
     assert tree is not None
     requirements = tree_requirements(tree)
     in_container = not request.options.local
-    layout = container_layout(request, bazel_volume=True) if in_container else local_layout(request)
+    sdk = profile.needs_android_workspace  # the header is read from inside the tree: no mount of its own
+    layout = (container_layout(request, bazel_volume=True, header_in_tree=True, android_sdk=sdk) if in_container
+              else local_layout(request, android_sdk=sdk))
     src = layout.tree_src
     image = None
     if in_container:
@@ -78,47 +95,55 @@ def plan(request: PlanRequest) -> BuildPlan:
     generated = [header_file(request), tree_header_file(request)]
     if profile.needs_android_workspace:
         generated.append(_workspace_file(request, requirements, layout))
-    steps = [
-        Step(
-            "configure",
-            ("python3", "configure.py"),
-            src,
-            env=dict(requirements.table.configure_env),
-            skip_if_exists=src / ".tf_configure.bazelrc",
+    build = Step(
+        f"bazel build ({request.profile.name})",
+        bazel_cache_argv(
+            _bazel_argv(request, tree, profile, layout, labels, size,
+                        disk_cache=bazel_keeps_disk_cache(cache, bazel_version)),
+            cache, bazel_version,
         ),
-        Step(
-            f"bazel build ({request.profile.name})",
-            bazel_cache_argv(
-                _bazel_argv(request, tree, profile, layout, labels, size,
-                            disk_cache=bazel_keeps_disk_cache(cache, bazel_version)),
-                cache, bazel_version,
-            ),
-            src,
-            log=request.options.output_dir / BAZEL_STEP_LOG,
-        ),
-    ]
-    artifacts = []
-    for target, label in zip(profile.targets, labels, strict=True):
-        built = bazel_output(layout, label)
-        collected = layout.out / target.name
-        steps.append(Step(f"collect {target.name}", ("cp", "-fL", str(built), str(collected)), src))
-        artifacts.append(Artifact(path=collected, name=target.name, kind=target.kind))
+        src,
+        log=request.options.output_dir / BAZEL_STEP_LOG,
+    )
+    collect, artifacts = _collect_steps(profile, labels, layout)
+    steps = (_configure_step(requirements, src), build, *collect)
     return BuildPlan(
         target=request.profile.name,
         flavour=Flavour.BAZEL,
         image=image,
         mounts=layout.mounts,
-        steps=tuple(steps),
+        steps=steps,
         generated_files=tuple(generated),
-        artifacts=tuple(artifacts),
+        artifacts=artifacts,
         output_dir=request.options.output_dir,
         env={},
         size_profile=size,
-        notes=(*((request.mobile_types.note(),) if request.mobile_types else ()), *remote.notes),
+        notes=(*((Note("mobile-types", request.mobile_types.description()),) if request.mobile_types else ()),
+               *remote.notes),
         mobile_types=request.mobile_types,
+        android_sdk=request.options.android.sdk if profile.needs_android_workspace else None,
         secret_env=remote.secret_env,
         network=remote.network,
     )
+
+
+def _configure_step(requirements: TreeRequirements, src: PurePosixPath) -> Step:
+    """TensorFlow's ``configure.py``, with the answers the tree's release wants; once per tree."""
+    return Step("configure", ("python3", "configure.py"), src, env=dict(requirements.table.configure_env),
+                skip_if_exists=src / ".tf_configure.bazelrc")
+
+
+def _collect_steps(
+    profile: BazelProfile, labels: tuple[str, ...], layout: BuildLayout
+) -> tuple[tuple[Step, ...], tuple[Artifact, ...]]:
+    """A copy out of ``bazel-bin`` for each of the profile's targets, and the artifacts they give."""
+    steps, artifacts = [], []
+    for target, label in zip(profile.targets, labels, strict=True):
+        collected = layout.out / target.name
+        steps.append(Step(f"collect {target.name}", ("cp", "-fL", str(bazel_output(layout, label)), str(collected)),
+                          layout.tree_src))
+        artifacts.append(Artifact(path=collected, name=target.name, kind=target.kind))
+    return tuple(steps), tuple(artifacts)
 
 
 def _version_tuple(version: str) -> tuple[int, ...]:

@@ -17,7 +17,7 @@ from pathlib import Path, PurePosixPath
 
 from tfbuild.errors import ConfigError
 from tfbuild.flavour import Flavour
-from tfbuild.pipeline.op_library import InstalledTensorFlow
+from tfbuild.pipeline.ops_library import InstalledTensorFlow, OpsLibraryPlan
 from tfbuild.pipeline.options import BuildOptions
 from tfbuild.pipeline.per_file_selection import PerFileSelection
 from tfbuild.pipeline.plan import GeneratedFile, ImageSpec, Mount
@@ -40,6 +40,28 @@ CONTAINER_TENSORFLOW = PurePosixPath("/opt/tensorflow")
 CONTAINER_CCACHE = PurePosixPath("/cache/ccache")
 CONTAINER_BAZEL = PurePosixPath("/cache/bazel")
 
+
+
+def refuse_per_file_selection(options: BuildOptions, flavour: Flavour) -> None:
+    """``--per-file-selection`` is the Makefile's: the other planners' ``check`` refuse it."""
+    if options.per_file_selection:
+        raise ConfigError(
+            f"per-file selection is for the Makefile flavour, not {flavour}",
+            hint="build with --flavour makefile, or leave out --per-file-selection (Bazel's cache key holds "
+            "every header a compile action declares, so per-file headers would change every kernel's key)",
+        )
+
+
+@dataclass(frozen=True)
+class Preparation:
+    """What a flavour needs before the models are analysed (its planner's ``prepare``): the
+    installed TensorFlow it compiles against, and a plan of its own that this machine runs
+    first (an op library's plain build, which TensorFlow loads so the analysis finds the
+    library's kernels). Empty for the flavours that build a tree."""
+
+    tensorflow: InstalledTensorFlow | None = None
+    host_library: OpsLibraryPlan | None = None
+    """The plan of a library built here before the analysis, which the analysis loads."""
 
 
 @dataclass(frozen=True)
@@ -115,83 +137,87 @@ def container_layout(
     ccache_volume: bool = False,
     bazel_volume: bool = False,
     mount_tensorflow: bool = False,
+    header_in_tree: bool = False,
+    android_sdk: bool = False,
+    mount_op_sources: bool = False,
 ) -> BuildLayout:
-    """The layout inside a toolchain container, with the mounts that produce it.
+    """The layout inside a toolchain container, with the mounts that produce it. The planner
+    says what its build needs: cache volumes, the installed TensorFlow, the Android SDK, the
+    app's op sources; ``header_in_tree`` when the build reads the header from inside the tree
+    (Bazel), which then needs no mount of its own.
 
     Cache volumes are named so later builds find them: ccache per target (its cache is keyed by
     preprocessed content, so sharing across trees is safe and reuses more), Bazel's output root
     per target and tree (Bazel keys its output base by the workspace path, always /src here).
     """
-    options, profile, tree = request.options, request.profile, request.tree
+    options, tree = request.options, request.tree
     mounts: list[Mount] = []
-    src = None
     if tree is not None:
-        src = CONTAINER_SRC
         mounts.append(Mount(target=CONTAINER_SRC, source=tree.root))
     mounts.append(Mount(target=CONTAINER_OUT, source=options.output_dir))
-    if request.flavour != Flavour.BAZEL:  # Bazel reads the header from inside the tree
+    if not header_in_tree:
         mounts.append(Mount(target=CONTAINER_HEADER, source=request.header_path.parent, read_only=True))
-    ndk = sdk = None
-    if "ndk" in profile.requires:
-        ndk = CONTAINER_NDK
-        ndk_dir = require_path(options.android.ndk, "--ndk", profile, origin=options.android.ndk_origin)
-        mounts.append(Mount(target=CONTAINER_NDK, source=ndk_dir, read_only=True))
-    if request.flavour == Flavour.BAZEL and profile.bazel is not None and profile.bazel.needs_android_workspace:
-        sdk = CONTAINER_SDK
-        sdk_dir = require_path(options.android.sdk, "--sdk", profile, origin=options.android.sdk_origin)
-        mounts.append(Mount(target=CONTAINER_SDK, source=sdk_dir, read_only=True))
-    tensorflow = None
-    if mount_tensorflow and request.tensorflow is not None:
-        tensorflow = CONTAINER_TENSORFLOW
-        mounts.append(Mount(target=CONTAINER_TENSORFLOW, source=request.tensorflow.package_dir, read_only=True))
-    op_sources: list[PurePosixPath] = []
-    if request.flavour == Flavour.OPS_LIBRARY:
-        directories = sorted({source.parent for source in options.op_sources})
-        for index, directory in enumerate(directories):
-            mounts.append(Mount(target=CONTAINER_OPS / str(index), source=directory, read_only=True))
-        op_sources = [
-            CONTAINER_OPS / str(directories.index(source.parent)) / source.name for source in options.op_sources
-        ]
-    ccache = bazel_root = None
-    if ccache_volume:
-        ccache = CONTAINER_CCACHE
-        mounts.append(Mount(target=CONTAINER_CCACHE, volume=f"{options.cache_prefix}-ccache-{profile.name}"))
-    if bazel_volume and tree is not None:
-        bazel_root = CONTAINER_BAZEL
-        volume = f"{options.cache_prefix}-bazel-{profile.name}-{tree.tree_id}"
+    ndk, sdk = _android_dirs(request, android_sdk=android_sdk)
+    if ndk is not None:
+        mounts.append(Mount(target=CONTAINER_NDK, source=ndk, read_only=True))
+    if sdk is not None:
+        mounts.append(Mount(target=CONTAINER_SDK, source=sdk, read_only=True))
+    tensorflow = request.tensorflow.package_dir if mount_tensorflow and request.tensorflow is not None else None
+    if tensorflow is not None:
+        mounts.append(Mount(target=CONTAINER_TENSORFLOW, source=tensorflow, read_only=True))
+    op_sources = _mounted_op_sources(options.op_sources, mounts) if mount_op_sources else ()
+    ccache = CONTAINER_CCACHE if ccache_volume else None
+    if ccache is not None:
+        mounts.append(Mount(target=CONTAINER_CCACHE, volume=f"{options.cache_prefix}-ccache-{request.profile.name}"))
+    bazel_root = CONTAINER_BAZEL if bazel_volume and tree is not None else None
+    if bazel_root is not None and tree is not None:
+        volume = f"{options.cache_prefix}-bazel-{request.profile.name}-{tree.tree_id}"
         mounts.append(Mount(target=CONTAINER_BAZEL, volume=volume))
     return BuildLayout(
         out=CONTAINER_OUT,
         header_dir=CONTAINER_HEADER,
         scratch=CONTAINER_SCRATCH,
-        src=src,
-        ndk=ndk,
-        sdk=sdk,
-        tensorflow=tensorflow,
+        src=CONTAINER_SRC if tree is not None else None,
+        ndk=CONTAINER_NDK if ndk is not None else None,
+        sdk=CONTAINER_SDK if sdk is not None else None,
+        tensorflow=CONTAINER_TENSORFLOW if tensorflow is not None else None,
         ccache=ccache,
         bazel_root=bazel_root,
-        op_sources=tuple(op_sources),
+        op_sources=op_sources,
         mounts=tuple(mounts),
         in_container=True,
     )
 
 
-def local_layout(request: PlanRequest) -> BuildLayout:
-    """``--local``: the host's own paths, no mounts, no cache volumes."""
-    options, profile, tree = request.options, request.profile, request.tree
-    android = options.android
-    ndk = sdk = None
-    if "ndk" in profile.requires:
-        ndk = _posix(require_path(android.ndk, "--ndk", profile, origin=android.ndk_origin))
-    if request.flavour == Flavour.BAZEL and profile.bazel is not None and profile.bazel.needs_android_workspace:
-        sdk = _posix(require_path(android.sdk, "--sdk", profile, origin=android.sdk_origin))
+def _android_dirs(request: PlanRequest, *, android_sdk: bool) -> tuple[Path | None, Path | None]:
+    """The NDK (when the target needs one) and the SDK (when the build does), checked to exist."""
+    profile, android = request.profile, request.options.android
+    ndk = require_path(android.ndk, "--ndk", profile, origin=android.ndk_origin) if "ndk" in profile.requires else None
+    sdk = require_path(android.sdk, "--sdk", profile, origin=android.sdk_origin) if android_sdk else None
+    return ndk, sdk
+
+
+def _mounted_op_sources(sources: tuple[Path, ...], mounts: list[Mount]) -> tuple[PurePosixPath, ...]:
+    """The app's op sources as the container sees them: each directory holding one mounted
+    read-only under ``/tfbuild/ops/<n>`` (appended to ``mounts``)."""
+    directories = sorted({source.parent for source in sources})
+    for index, directory in enumerate(directories):
+        mounts.append(Mount(target=CONTAINER_OPS / str(index), source=directory, read_only=True))
+    return tuple(CONTAINER_OPS / str(directories.index(source.parent)) / source.name for source in sources)
+
+
+def local_layout(request: PlanRequest, *, android_sdk: bool = False) -> BuildLayout:
+    """``--local``: the host's own paths, no mounts, no cache volumes (``android_sdk``: the build
+    needs the Android SDK)."""
+    options, tree = request.options, request.tree
+    ndk, sdk = _android_dirs(request, android_sdk=android_sdk)
     return BuildLayout(
         out=_posix(options.output_dir),
         header_dir=_posix(request.header_path.parent),
         scratch=_posix(options.output_dir / ".build"),
         src=_posix(tree.root) if tree is not None else None,
-        ndk=ndk,
-        sdk=sdk,
+        ndk=_posix(ndk) if ndk is not None else None,
+        sdk=_posix(sdk) if sdk is not None else None,
         tensorflow=_posix(request.tensorflow.package_dir) if request.tensorflow is not None else None,
         op_sources=tuple(_posix(source) for source in options.op_sources),
         in_container=False,

@@ -2,7 +2,9 @@
 run, made explicit and selective.
 
 In order: ``download_dependencies.sh`` (skipped when ``downloads/`` is already filled, so an
-offline CI can pre-seed it), protobuf for the target (the target's ``compile_*_protobuf.sh``, or
+offline CI can pre-seed it), with ``--protobuf-rename`` the rename of the downloaded protobuf and
+TensorFlow's sources to ``google::protobuf3`` (a step tfbuild does itself on this machine,
+:class:`RenameProtobuf`), protobuf for the target (the target's ``compile_*_protobuf.sh``, or
 protobuf's own configure for cross targets TensorFlow has no script for), nsync for the host
 and the target (``compile_nsync.sh``), then ``make -f tensorflow/contrib/makefile/Makefile``
 with the profile's variables. Selection rides on ``OPTFLAGS``, the one variable the Makefile
@@ -43,8 +45,10 @@ import functools
 import hashlib
 import re
 from collections.abc import Mapping
-from pathlib import PurePosixPath
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
 
+from tfbuild.errors import SourceTreeError
 from tfbuild.flavour import Flavour
 from tfbuild.pipeline.android.jni_library import JNI_DIR, JniLibraryPlan, JniLibraryRequest, plan_jni_library
 from tfbuild.pipeline.android.ndk_clang import (
@@ -65,6 +69,7 @@ from tfbuild.pipeline.fixups import apply_fixups, make_flags
 from tfbuild.pipeline.flavours.layout import (
     BuildLayout,
     PlanRequest,
+    Preparation,
     container_layout,
     header_file,
     local_layout,
@@ -72,6 +77,8 @@ from tfbuild.pipeline.flavours.layout import (
     toolchain_image,
     tree_header_file,
 )
+from tfbuild.pipeline.notes import Note
+from tfbuild.pipeline.options import BuildOptions
 from tfbuild.pipeline.per_file_selection import APP_SELECTION_SOURCE, SELECTION_DIR, SELECTION_MAKEFILE
 from tfbuild.pipeline.plan import AndroidNdkUse, AppliedSizeProfile, Artifact, BuildPlan, GeneratedFile, Step
 from tfbuild.pipeline.remote import CCACHE_STATS_FILE, makefile_remote
@@ -79,13 +86,17 @@ from tfbuild.pipeline.reproducible import Reproducibility, deterministic_ar_flag
 from tfbuild.pipeline.size_profiles import apply_size_profile
 from tfbuild.templating import render
 from tfbuild.toolchain.android_ndk import CONTAINER_HOST, build_machine_host, inspect_ndk
-from tfbuild.toolchain.targets import Linker, MakefileProfile, fill
+from tfbuild.toolchain.targets import Linker, MakefileProfile, TargetProfile, fill
 from tfbuild.toolchain.tf_versions import ndk_majors_text, tree_requirements
 from tfbuild.tree.build_files.op_files_list import OP_FILES_LIST
 from tfbuild.tree.contrib_makefile import makefile_variables
-from tfbuild.tree.facts import MAKEFILE, MAKEFILE_DIR
+from tfbuild.tree.facts import MAKEFILE, MAKEFILE_DIR, TreeFacts
+from tfbuild.tree.protobuf_rename import apply_protobuf_rename, plan_protobuf_rename
 
-__all__ = ["DOWNLOAD_STEP", "MAKEFILE", "MAKEFILE_NDK_API_LEVEL", "PROFILE_MAKEFILE", "dependencies_only", "plan"]
+__all__ = [
+    "DOWNLOAD_STEP", "MAKEFILE", "MAKEFILE_NDK_API_LEVEL", "PROFILE_MAKEFILE", "PROTOBUF_RENAME_STEP", "RenameProtobuf",
+    "check", "plan", "prepare",
+]
 
 DOWNLOADS = f"{MAKEFILE_DIR}/downloads"
 HOST_PROTOBUF_PREFIX = "gen/protobuf-host"
@@ -94,6 +105,7 @@ PROTOBUF_CROSS_TAG = "protobuf-cross"
 PROTOBUF_PROGRAMS = ("autoreconf", "libtoolize", "automake", "make")
 """What building protobuf from source runs: its ``autogen.sh`` (autotools), then make."""
 DOWNLOAD_STEP = "download dependencies"
+PROTOBUF_RENAME_STEP = "rename protobuf to google::protobuf3"
 SELECTIVE_FLAGS = ("-DSELECTIVE_REGISTRATION", "-DSUPPORT_SELECTIVE_REGISTRATION")
 FULL_TYPES = "-D__ANDROID_TYPES_FULL__"
 PROFILE_MAKEFILE = "tfbuild-profile.mk"
@@ -106,6 +118,22 @@ BUILT_WITH_TARGET_FLAGS = ("obj", "dep", "lib", "bin")
 these). Host tools (``host_obj``, ``proto_text``), generated sources, protobuf and nsync stay."""
 _MAKE_SAFE_SOURCE = re.compile(r"[A-Za-z0-9_./+-]+\.cc\Z")
 """A source name that can stand in a make rule as it is (no spaces, ``$``, ``:``, ``%``, ``#``)."""
+
+
+def check(options: BuildOptions, profile: TargetProfile, tree: TreeFacts | None) -> None:
+    """A tree without the contrib Makefile (TF 2.1 and later) cannot be built by it."""
+    del options, profile
+    if tree is not None and not tree.has_makefile:
+        raise SourceTreeError(
+            f"{tree.root}: TensorFlow {tree.version} has no tensorflow/contrib/makefile (removed in 2.1)",
+            hint="build it with --flavour bazel",
+        )
+
+
+def prepare(options: BuildOptions) -> Preparation:
+    """Nothing to prepare before the analysis: the tree is the build's only input."""
+    del options
+    return Preparation()
 
 
 def plan(request: PlanRequest) -> BuildPlan:
@@ -130,17 +158,10 @@ def plan(request: PlanRequest) -> BuildPlan:
     size = _size_profile(request, clang.build.linker if clang else profile.linker)
     profile_mk = _profile_makefile(request, size)
     makefile = _Makefile(request, profile, layout, adapter, clang, host, remote.env)
-    values = None
-    if clang is not None:
-        makefile_dir = layout.tree_src / MAKEFILE_DIR
-        values = {
-            **fixup_values(clang, makefile_dir, request.profile.arch),
-            "host_protobuf_lib": str(makefile_dir / HOST_PROTOBUF_PREFIX / "lib"),
-        }
     steps, fixups = apply_fixups(
         makefile.steps(size, profile_mk, layout.out / PROFILE_MAKEFILE if profile_mk else None),
         request.tree.version,
-        values=values,
+        values=_fixup_values(clang, layout, request.profile.arch),
     )
     generated = (header_file(request), tree_header_file(request), *((profile_mk,) if profile_mk else ()),
                  *_selection_files(request))
@@ -165,14 +186,29 @@ def plan(request: PlanRequest) -> BuildPlan:
         size_profile=size,
         reproducibility=makefile.reproducibility(),
         notes=(*(adapter.notes if adapter else ()), *makefile.notes, *_selection_notes(request),
-               *((request.mobile_types.note(),) if request.mobile_types else ()), *(jni.notes if jni else ()),
-               *remote.notes),
+               *_mobile_types_notes(request), *(jni.notes if jni else ()), *remote.notes),
         android_ndk=_ndk_use(adapter, profile),
+        link_dirs=(f"{MAKEFILE_DIR}/{GEN_DIR}",),
         mobile_types=request.mobile_types,
         android_jni=jni.record if jni else None,
         secret_env=remote.secret_env,
         network=remote.network,
     )
+
+
+def _fixup_values(clang: ClangToolchain | None, layout: BuildLayout, arch: str) -> dict[str, str] | None:
+    """What the fix-ups of a clang adapter build fill their templates with; None without clang."""
+    if clang is None:
+        return None
+    makefile_dir = layout.tree_src / MAKEFILE_DIR
+    return {
+        **fixup_values(clang, makefile_dir, arch),
+        "host_protobuf_lib": str(makefile_dir / HOST_PROTOBUF_PREFIX / "lib"),
+    }
+
+
+def _mobile_types_notes(request: PlanRequest) -> tuple[Note, ...]:
+    return (Note("mobile-types", request.mobile_types.description()),) if request.mobile_types else ()
 
 
 def _ndk_use(adapter: NdkAdapter | None, profile: MakefileProfile) -> AndroidNdkUse | None:
@@ -196,14 +232,14 @@ def _size_profile(request: PlanRequest, linker: Linker) -> AppliedSizeProfile:
     return size
 
 
-def _selection_notes(request: PlanRequest) -> tuple[str, ...]:
+def _selection_notes(request: PlanRequest) -> tuple[Note, ...]:
     if request.selection is None:
         return ()
     count = len(request.selection.files)
-    return (f"per-file selection: {count} kernel and op sources each see only their own selection "
+    return (Note("per-file-selection", f"{count} kernel and op sources each see only their own selection "
             f"({SELECTION_BASE}/, {MAKEFILE_DIR}/{GEN_DIR}/{SELECTION_MAKEFILE}); the tree's "
             "ops_to_register.h dispatches to them and names no op, so it is the same for every app; "
-            f"the app's op list, asked at run time, is {SELECTION_BASE}/{APP_SELECTION_SOURCE}",)
+            f"the app's op list, asked at run time, is {SELECTION_BASE}/{APP_SELECTION_SOURCE}"),)
 
 
 def _selection_files(request: PlanRequest) -> tuple[GeneratedFile, ...]:
@@ -236,11 +272,17 @@ def _profile_makefile(request: PlanRequest, size: AppliedSizeProfile) -> Generat
     return GeneratedFile(path=request.options.output_dir / PROFILE_MAKEFILE, content=content)
 
 
-def dependencies_only(plan: BuildPlan) -> BuildPlan:
-    """Just the download step of a Makefile plan, e.g. to fill ``downloads/`` before the
-    protobuf rename, which works on the downloaded sources."""
-    steps = tuple(step for step in plan.steps if step.name == DOWNLOAD_STEP)
-    return dataclasses.replace(plan, steps=steps, artifacts=(), generated_files=())
+@dataclass(frozen=True)
+class RenameProtobuf:
+    """The protobuf rename as a step's :attr:`~tfbuild.pipeline.plan.Step.host_action`: planned
+    when the step runs, on the tree as the download step left it (:mod:`tfbuild.tree.protobuf_rename`),
+    and applied, its tracked rewrites committed on tfbuild's work branch."""
+
+    root: Path
+
+    def run(self) -> tuple[str, ...]:
+        renamed = apply_protobuf_rename(plan_protobuf_rename(self.root))
+        return tuple(renamed.summary_lines())
 
 
 class _Makefile:
@@ -260,7 +302,7 @@ class _Makefile:
     ) -> None:
         self.request, self.profile, self.layout = request, profile, layout
         self.adapter, self.clang, self.host = adapter, clang, host
-        self.notes: list[str] = []
+        self.notes: list[Note] = []
         self.src = layout.tree_src
         self.mk = self.src / MAKEFILE_DIR
         self.env = {"NDK_ROOT": str(layout.ndk)} if layout.ndk is not None else {}
@@ -273,6 +315,7 @@ class _Makefile:
         steps = [
             Step(DOWNLOAD_STEP, (f"{MAKEFILE_DIR}/download_dependencies.sh",), self.src,
                  skip_if_exists=self.src / DOWNLOADS),
+            *self._rename_steps(),
             *self._protobuf_steps(),
             Step(
                 "build nsync (host)",
@@ -315,6 +358,16 @@ class _Makefile:
             skip_if_exists=self.mk / profile.nsync.lib,
             tags=frozenset(tags),
         )
+
+    def _rename_steps(self) -> list[Step]:
+        """With ``--protobuf-rename``: the rename, once the download step has filled ``downloads/``,
+        done by tfbuild on this machine's tree (shown as the command that does it by hand)."""
+        tree = self.request.tree
+        if not self.request.options.protobuf_rename or tree is None:
+            return []
+        root = tree.root.absolute()
+        argv = ("tfbuild", "protobuf", "rename", "--source", str(root))
+        return [Step(PROTOBUF_RENAME_STEP, argv, PurePosixPath(root.as_posix()), host_action=RenameProtobuf(root))]
 
     def _protobuf_steps(self) -> list[Step]:
         protobuf = self.profile.protobuf

@@ -3,8 +3,10 @@
 No TensorFlow tree is built: the sources compile against the headers of the installed TensorFlow
 wheel (mounted read-only at ``/opt/tensorflow``), with ``ops_to_register.h`` selecting which of
 their ops and kernels register. Linux x86_64 gets a shared object that ``tf.load_op_library``
-loads; cross targets get a static archive to link (whole) into the app. The compile and
-archive/link commands come from :mod:`tfbuild.pipeline.op_library`, the same planner ``tfbuild`` uses to
+loads; cross targets get a static archive to link (whole) into the app. Before the models are
+analysed, :func:`prepare` plans the same sources' plain build for this machine, which the build
+runs first and TensorFlow loads, so that the analysis finds the library's kernels. The compile and
+archive/link commands come from :mod:`tfbuild.pipeline.ops_library`, the same planner ``tfbuild`` uses to
 build op libraries on the host, with the target's compiler and flags from its profile.
 
 A size profile (:mod:`tfbuild.pipeline.size_profiles`) adds its compile flags after the target's
@@ -23,21 +25,58 @@ from __future__ import annotations
 
 from pathlib import Path, PurePosixPath
 
-from tfbuild.errors import ToolchainError
+from tfbuild.errors import ConfigError, ToolchainError
 from tfbuild.flavour import Flavour
 from tfbuild.pipeline.exports import OP_LIBRARY, ExportFile, render_export_file
 from tfbuild.pipeline.flavours.layout import (
     BuildLayout,
     PlanRequest,
+    Preparation,
     container_layout,
     header_file,
     local_layout,
+    refuse_per_file_selection,
     toolchain_image,
 )
-from tfbuild.pipeline.op_library import InstalledTensorFlow, OpsLibrarySpec, plan_ops_library
+from tfbuild.pipeline.ops_library import InstalledTensorFlow, OpsLibrarySpec, installed_tensorflow, plan_ops_library
+from tfbuild.pipeline.options import BuildOptions
 from tfbuild.pipeline.plan import AppliedSizeProfile, Artifact, BuildPlan, GeneratedFile
 from tfbuild.pipeline.size_profiles import apply_size_profile
-from tfbuild.toolchain.targets import OpsLibraryProfile, fill
+from tfbuild.toolchain.targets import OpsLibraryProfile, TargetProfile, fill
+from tfbuild.tree.facts import TreeFacts
+
+ANALYSIS_SUBDIR = ".analysis"
+"""Where, in the output directory, the op library's plain build for this machine goes."""
+
+
+def host_library_path(output_dir: Path, library_name: str) -> Path:
+    """Where a build of the op library ``lib<library_name>`` keeps its plain (non-selective)
+    build for this machine: the analysis loads it, ``tfbuild verify`` runs it as the reference."""
+    return output_dir / ANALYSIS_SUBDIR / f"lib{library_name}_host.so"
+
+
+def check(options: BuildOptions, profile: TargetProfile, tree: TreeFacts | None) -> None:
+    """An op library needs its target's op-library toolchain and the app's sources."""
+    del tree
+    refuse_per_file_selection(options, Flavour.OPS_LIBRARY)
+    if profile.ops_library is None:
+        raise ConfigError(f"target {profile.name} has no op-library flavour")
+    if not options.op_sources:
+        raise ConfigError(
+            "nothing to build: no TensorFlow tree and no op sources",
+            hint="pass --source DIR to build TensorFlow, or --op-source FILE.cc for an op library",
+        )
+
+
+def prepare(options: BuildOptions) -> Preparation:
+    """The installed TensorFlow, and the library's plain build for this machine: a custom op's
+    kernel classes exist only in its own library, so TensorFlow must load it for the analysis."""
+    spec = OpsLibrarySpec.for_installed_tensorflow(
+        options.op_sources,
+        host_library_path(options.output_dir, options.ops_library_name),
+        build_dir=options.output_dir / ANALYSIS_SUBDIR / "objs",
+    )
+    return Preparation(tensorflow=installed_tensorflow(), host_library=plan_ops_library(spec))
 
 
 def plan(request: PlanRequest) -> BuildPlan:
@@ -51,7 +90,7 @@ def plan(request: PlanRequest) -> BuildPlan:
         )
     dockerfile = None if request.options.local else profile.dockerfile
     if dockerfile is not None:
-        layout = container_layout(request, mount_tensorflow=True)
+        layout = container_layout(request, mount_tensorflow=True, mount_op_sources=True)
         image = toolchain_image(request, dockerfile)
     else:
         layout = local_layout(request)

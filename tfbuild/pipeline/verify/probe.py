@@ -62,6 +62,16 @@ MERGES = frozenset({"Merge", "RefMerge"})
 _SHAPE = re.compile(r"^\s*([^=\s]+)\s*=\s*(\d+(?:\s*,\s*\d+)*)?\s*$")
 
 
+class NodeDef(Protocol):
+    """What the probe reads of a TensorFlow ``NodeDef`` message (protobuf's classes are untyped)."""
+
+    name: str
+    op: str
+    input: Sequence[str]
+    attr: Mapping[str, Any]
+    """AttrValue messages by attribute name."""
+
+
 @dataclass(frozen=True)
 class Feed:
     """One placeholder's tensor: its name (``x:0``), TensorFlow DataType number and shape."""
@@ -143,33 +153,11 @@ def _values(feed: Feed, seed: int) -> Array:
     return values
 
 
-class _Attr(Protocol):
-    """What the probe reads of an AttrValue: which field it holds, and the DataType if ``type``."""
-
-    @property
-    def type(self) -> int: ...
-
-    def WhichOneof(self, oneof_group: str) -> str | None: ...
-
-
-class _Node(Protocol):
-    """What the probe reads of a graph's NodeDef (a protobuf message TensorFlow ships no types for)."""
-
-    @property
-    def op(self) -> str: ...
-
-    @property
-    def input(self) -> Sequence[str]: ...
-
-    @property
-    def attr(self) -> Mapping[str, _Attr]: ...
-
-
-def _placeholders(nodes: Mapping[str, _Node]) -> list[str]:
+def _placeholders(nodes: Mapping[str, NodeDef]) -> list[str]:
     return [name for name, node in nodes.items() if node.op in FED_OPS]
 
 
-def _feed(node: Any, given: tuple[int, ...] | None, where: str) -> Feed:
+def _feed(node: NodeDef, given: tuple[int, ...] | None, where: str) -> Feed:
     dtype = node.attr["dtype"].type
     if dtype not in DTYPES:
         raise InputFileError(
@@ -195,17 +183,17 @@ def _source(tensor: str) -> str:
     return tensor.lstrip("^").split(":", 1)[0]
 
 
-def _consumed(nodes: Mapping[str, _Node]) -> set[str]:
+def _consumed(nodes: Mapping[str, NodeDef]) -> set[str]:
     """Names of the nodes some other node takes an input (or a control edge) from."""
     return {_source(source) for node in nodes.values() for source in node.input}
 
 
-def _fed_path(nodes: Mapping[str, _Node]) -> set[str]:
+def _fed_path(nodes: Mapping[str, NodeDef]) -> set[str]:
     """Names of the nodes whose value depends on a fed placeholder (data edges only)."""
     return _downstream(nodes, FED_OPS)
 
 
-def _downstream(nodes: Mapping[str, _Node], ops: frozenset[str]) -> set[str]:
+def _downstream(nodes: Mapping[str, NodeDef], ops: frozenset[str]) -> set[str]:
     """Names of the nodes of ``ops`` and of every node their values reach (data edges)."""
     consumers: dict[str, list[str]] = {}
     for name, node in nodes.items():
@@ -222,7 +210,7 @@ def _downstream(nodes: Mapping[str, _Node], ops: frozenset[str]) -> set[str]:
     return reached
 
 
-def _inside_control_flow(nodes: Mapping[str, _Node]) -> set[str]:
+def _inside_control_flow(nodes: Mapping[str, NodeDef]) -> set[str]:
     """Names of the nodes a session cannot fetch after the run (TF 1.x control flow): those in
     a while loop's frame (reached from an ``Enter`` before its ``Exit``), which have a value per
     iteration, and those on a ``cond`` branch (reached from a ``Switch`` before the ``Merge``),
@@ -244,7 +232,7 @@ def _inside_control_flow(nodes: Mapping[str, _Node]) -> set[str]:
     return inside
 
 
-def _outputs(nodes: Mapping[str, _Node], given: Sequence[str], where: str) -> tuple[str, ...]:
+def _outputs(nodes: Mapping[str, NodeDef], given: Sequence[str], where: str) -> tuple[str, ...]:
     if given:
         tensors = tuple(name if ":" in name else f"{name}:0" for name in given)
         missing = [tensor for tensor in tensors if tensor.rsplit(":", 1)[0] not in nodes]
@@ -261,7 +249,7 @@ def _outputs(nodes: Mapping[str, _Node], given: Sequence[str], where: str) -> tu
     return sinks
 
 
-def _intermediates(nodes: Mapping[str, _Node], outputs: set[str], limit: int) -> tuple[str, ...]:
+def _intermediates(nodes: Mapping[str, NodeDef], outputs: set[str], limit: int) -> tuple[str, ...]:
     """The first node of each kind (op and dtype attributes), in graph order, thinned evenly to
     ``limit`` so the ones kept are spread from the first layers to the last. Nodes the inputs
     flow through come first; kinds seen only in constant subgraphs (a folded batch norm's

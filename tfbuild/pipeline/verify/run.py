@@ -29,9 +29,9 @@ from tfbuild.errors import ConfigError, InputFileError, ToolchainError, Verifica
 from tfbuild.fileio import atomic_write_bytes, sha256_file
 from tfbuild.flavour import Flavour
 from tfbuild.pipeline.executor import StepFailed, execute_plan
+from tfbuild.pipeline.flavours.ops_library import host_library_path
 from tfbuild.pipeline.manifest import MANIFEST_NAME, FileRecord, Manifest, update_manifest
 from tfbuild.pipeline.plan import AndroidNdkUse, BuildPlan, ImageSpec, Step
-from tfbuild.pipeline.run import host_library_path
 from tfbuild.pipeline.verify.compare import DEFAULT_TOLERANCE, TOLERANCE_RULE, TensorDiff, compare_tensor
 from tfbuild.pipeline.verify.cpp_runner import COMPILE_STEP, CppRunnerRequest, RunnerJob, plan_cpp_runner
 from tfbuild.pipeline.verify.probe import MAX_INTERMEDIATES, Feed, Probe, make_inputs, plan_probe
