@@ -23,7 +23,7 @@ import typer
 import typer.main
 from rich.console import Console
 from rich.markup import escape
-from typer.core import TyperGroup, TyperOption
+from typer.core import TyperArgument, TyperCommand, TyperGroup, TyperOption
 
 from tfbuild import __version__
 from tfbuild.errors import TfbuildError
@@ -59,6 +59,22 @@ def _display_type(option: TyperOption, ctx: Any) -> str | None:
 
 
 TyperOption.display_type_rich = _display_type  # type: ignore[method-assign,assignment]
+
+
+def _argument_name(argument: TyperArgument) -> str:
+    """An argument by its metavar (``MODEL``), ``...`` when it repeats: not Typer's
+    ``{models}...`` or ``models... <list[Path]>``."""
+    name = argument.metavar or (argument.name or "").upper()
+    return name + ("..." if argument.nargs != 1 else "")
+
+
+def _argument_usage(argument: TyperArgument) -> str:
+    return _argument_name(argument) if argument.required else f"[{_argument_name(argument)}]"
+
+
+TyperArgument._usage_display_name = _argument_usage  # type: ignore[method-assign,assignment]
+TyperArgument._rich_display_name = _argument_name  # type: ignore[method-assign,assignment]
+TyperArgument.display_type_rich = lambda argument, ctx: None  # type: ignore[method-assign,assignment]
 _state = {"debug": False, "broken_pipe": False}
 
 
@@ -147,7 +163,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         command = _command()
         if _asks_for_help(sys.argv[1:] if argv is None else argv):
-            _polish_help(command)
+            _polish_help(command, rich=_is_terminal(sys.stdout))
+        else:  # a usage error goes to stderr: boxed there only on a terminal
+            command.rich_markup_mode = "rich" if _is_terminal(sys.stderr) else None
         command.main(args=argv, prog_name="tfbuild")
         code = 0
     except SystemExit as done:
@@ -221,28 +239,59 @@ def _detach_stdout() -> None:
         pass
 
 
-def _polish_help(command: Any) -> None:
+_READS_BUILD_OPTIONS = frozenset({"build", "workspace", "linkflags", "header"})
+"""The commands whose options go through the build's option resolver, so read its variables."""
+
+
+def _is_terminal(stream: Any) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False
+
+
+def _polish_help(command: Any, *, rich: bool = False) -> None:
     """Make every command's help say what is true (flags lose their ``<bool>`` in
     :func:`_display_type`): an option that ``TFBUILD_*`` variables (or the Android SDK's and NDK's
-    own) may set says which, in the order they count (:data:`~tfbuild.pipeline.options.OPTIONS`). The
-    variables are only named here: the option resolver reads them, so their precedence below
-    the command line and above ``tfbuild.toml`` stays in one place."""
+    own) may set says which, in the order they count (:data:`~tfbuild.pipeline.options.OPTIONS`);
+    only the commands that resolve their options as the build does say so. The variables are
+    only named here: the option resolver reads them, so their precedence below the command line
+    and above ``tfbuild.toml`` stays in one place.
+
+    ``rich``: boxed Rich help (a terminal), with every help text escaped, so the TOML tables it
+    names (``[header]``, ``[apps.NAME]``) show instead of being taken for markup. Otherwise plain
+    click help: no boxes, no markup, nothing to escape."""
+    commands: list[tuple[str, Any]] = [("", command)]
+    while commands:
+        name, current = commands.pop()
+        if isinstance(current, TyperGroup):
+            commands.extend(current.commands.items())
+        if isinstance(current, TyperGroup | TyperCommand):
+            current.rich_markup_mode = "rich" if rich else None
+        if getattr(current, "_tfbuild_polished", False):
+            continue
+        current._tfbuild_polished = True
+        texts = [param for param in current.params if isinstance(param, TyperOption | TyperArgument)]
+        if name in _READS_BUILD_OPTIONS:
+            _name_variables(current.params)
+        if rich:
+            for item in (current, *texts):
+                for attribute in ("help", "short_help"):
+                    if getattr(item, attribute, None):
+                        setattr(item, attribute, escape(getattr(item, attribute)))
+
+
+def _name_variables(params: list[Any]) -> None:
     from tfbuild.pipeline.options import OPTIONS
 
     by_flag = {spec.cli_flag: spec for spec in OPTIONS}
-    commands = [command]
-    while commands:
-        current = commands.pop()
-        if isinstance(current, TyperGroup):
-            commands.extend(current.commands.values())
-        for param in current.params:
-            if not isinstance(param, TyperOption) or getattr(param, "_tfbuild_polished", False):
-                continue
-            param._tfbuild_polished = True  # type: ignore[attr-defined]
-            spec = next((by_flag[opt] for opt in param.opts if opt in by_flag), None)
-            if spec is not None and (spec.env or spec.fallback_env):
-                names = ", ".join(f"${name}" for name in (*spec.env, *spec.fallback_env))
-                param.help = f"{param.help or ''} (env: {names})".strip()
+    for param in params:
+        if not isinstance(param, TyperOption):
+            continue
+        spec = next((by_flag[opt] for opt in param.opts if opt in by_flag), None)
+        if spec is not None and (spec.env or spec.fallback_env):
+            names = ", ".join(f"${name}" for name in (*spec.env, *spec.fallback_env))
+            param.help = f"{param.help or ''} (env: {names})".strip()
 
 
 def _print_notes(error: BaseException | None) -> None:

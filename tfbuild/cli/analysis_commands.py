@@ -19,6 +19,7 @@ from rich.table import Table
 from rich.text import Text
 
 from tfbuild.cli import app, stderr
+from tfbuild.cli.output import print_table, stdout_console
 from tfbuild.errors import OutputPathError, PreflightError
 
 if TYPE_CHECKING:
@@ -45,12 +46,12 @@ _SIGNATURE_HELP = (
 
 @app.command("analyze")
 def analyze(
-    models: list[Path] = typer.Argument(..., help=_MODELS_HELP, show_default=False),
-    op_library: list[Path] | None = typer.Option(None, "--op-library", help=_OP_LIBRARY_HELP),
+    models: list[Path] = typer.Argument(..., metavar="MODEL", help=_MODELS_HELP, show_default=False),
+    op_library: list[Path] | None = typer.Option(None, "--op-library", metavar="PATH", help=_OP_LIBRARY_HELP),
     as_json: bool = typer.Option(False, "--json", help="Print a machine-readable JSON document."),
     strict: bool = typer.Option(False, "--strict", help=_STRICT_HELP),
-    tag: list[str] | None = typer.Option(None, "--tag", help=_TAG_HELP),
-    signature: str | None = typer.Option(None, "--signature", help=_SIGNATURE_HELP),
+    tag: list[str] | None = typer.Option(None, "--tag", metavar="TAG", help=_TAG_HELP),
+    signature: str | None = typer.Option(None, "--signature", metavar="NAME", help=_SIGNATURE_HELP),
 ) -> None:
     """List the ops and kernel classes the models need, and the nodes no kernel covers."""
     from tfbuild.model.analysis import analyze_models
@@ -60,40 +61,44 @@ def analyze(
     if as_json:
         typer.echo(json.dumps(analysis.to_dict(), indent=2))
     else:
-        _print_tables(analysis, Console(highlight=False))
+        _print_tables(analysis, stdout_console())
     _fail_if_strict(analysis, strict)
 
 
 @app.command("header")
 def header(
-    models: list[Path] = typer.Argument(..., help=_MODELS_HELP, show_default=False),
-    output: Path = typer.Option(..., "-o", "--output", help="Where to write ops_to_register.h."),
+    models: list[Path] = typer.Argument(..., metavar="MODEL", help=_MODELS_HELP, show_default=False),
+    output: Path = typer.Option(..., "-o", "--output", metavar="PATH", help="Where to write ops_to_register.h."),
     default_ops: str | None = typer.Option(
         None,
         "--default-ops",
+        metavar="OP:CLASS,...",
         help="Op:KernelClass pairs always kept (comma-separated); '' for none; 'all' keeps everything "
         "(default: tfbuild.toml's [header] default_ops, else NoOp:NoOp,_Recv:RecvOp,_Send:SendOp).",
     ),
     granularity: str | None = typer.Option(
         None,
         "--granularity",
+        metavar="kernel|op",
         help="'kernel': exact kernel classes (TF's behaviour). 'op': every kernel of each needed "
         "op, for trees whose kernel class names differ from the installed TensorFlow's "
         "(default: tfbuild.toml's [header] granularity, else kernel).",
     ),
-    op_library: list[Path] | None = typer.Option(None, "--op-library", help=_OP_LIBRARY_HELP),
+    op_library: list[Path] | None = typer.Option(None, "--op-library", metavar="PATH", help=_OP_LIBRARY_HELP),
     strict: bool = typer.Option(False, "--strict", help=_STRICT_HELP),
     source: Path | None = typer.Option(
         None,
         "--source",
+        metavar="DIR",
         help="A TensorFlow source tree: take the kernel class names from it (its kernel index) "
         "instead of the installed TensorFlow's; class names differ between TF versions "
         "(default: $TFBUILD_SOURCE, else tfbuild.toml's [build] source, else the installed TensorFlow's names).",
     ),
-    tag: list[str] | None = typer.Option(None, "--tag", help=_TAG_HELP),
-    signature: str | None = typer.Option(None, "--signature", help=_SIGNATURE_HELP),
+    tag: list[str] | None = typer.Option(None, "--tag", metavar="TAG", help=_TAG_HELP),
+    signature: str | None = typer.Option(None, "--signature", metavar="NAME", help=_SIGNATURE_HELP),
     config: Path | None = typer.Option(
-        None, "--config", help="tfbuild.toml whose [header] table to read (default: ./tfbuild.toml if present)."
+        None, "--config", metavar="PATH",
+        help="tfbuild.toml whose [header] table to read (default: ./tfbuild.toml if present).",
     ),
     as_json: bool = typer.Option(False, "--json", help="Print a summary of what was written as JSON."),
 ) -> None:
@@ -176,7 +181,7 @@ def _print_tables(analysis: Analysis, console: Console) -> None:
     for model in analysis.models:
         scope = f" ({model.scope})" if model.scope else ""
         models.add_row(Text(str(model.path)), Text(model.format + scope), model.sha256[:16])
-    console.print(models)
+    print_table(console, models)
     for note in analysis.notes():
         console.print(Text(f"Note: {note}"))
     if analysis.ops:
@@ -197,7 +202,7 @@ def _print_ops(analysis: Analysis, console: Console) -> None:
             str(requirement.node_count),
             Text("\n".join(requirement.models)),
         )
-    console.print(ops)
+    print_table(console, ops)
 
 
 def _print_problems(analysis: Analysis, console: Console) -> None:
@@ -207,6 +212,6 @@ def _print_problems(analysis: Analysis, console: Console) -> None:
             problems.add_column(column, overflow="fold")
         for problem in analysis.problems:
             problems.add_row(*(Text(v) for v in (problem.op, problem.node, problem.model, problem.message)))
-        console.print(problems)
+        print_table(console, problems)
     else:
         console.print("No problems: every node has a CPU kernel.")

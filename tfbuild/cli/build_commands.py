@@ -18,7 +18,8 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from tfbuild.cli.output import print_json, print_table, stdout_console
+from tfbuild.cli.output import print_heading, print_json, print_table, stdout_console
+from tfbuild.cli.params import SOURCE_DEFAULT, either, source_tree
 from tfbuild.flavour import Flavour
 
 if TYPE_CHECKING:
@@ -46,12 +47,12 @@ def targets_command(
     as_json: bool = typer.Option(False, "--json", help="Print the targets as JSON."),
 ) -> None:
     """List the build targets (toolchains/*.toml): platform, flavours, what the build needs."""
-    from tfbuild.toolchain.targets import load_targets
+    from tfbuild.toolchain.targets import builds_here, load_targets
 
     if as_json:
         print_json([
             {"name": p.name, "platform": p.platform, "arch": p.arch, "flavours": list(p.flavours),
-             "builds_here": p.runnable_here, "requires": list(p.requires), "description": p.description}
+             "builds_here": builds_here(p)[0], "builds_here_detail": builds_here(p)[1], "requires": list(p.requires), "description": p.description}
             for p in load_targets().values()
         ])
         return
@@ -62,7 +63,7 @@ def targets_command(
     table.add_column("builds here")
     table.add_column("description")
     for profile in load_targets().values():
-        here = "yes" if profile.runnable_here else f"plan only (needs {', '.join(profile.requires)})"
+        here = builds_here(profile)[1]
         table.add_row(
             profile.name, f"{profile.platform} {profile.arch}", ", ".join(profile.flavours), here, profile.description
         )
@@ -75,7 +76,7 @@ def workspace_command(
     api_level: int | None = typer.Option(None, "--api-level", help="SDK platform (default: highest installed)."),
     build_tools: str | None = typer.Option(None, "--build-tools", help="Build tools (default: highest installed)."),
     ndk_api_level: int | None = typer.Option(None, "--ndk-api-level", help="NDK API level (default: the tree's)."),
-    source: Path | None = typer.Option(None, "--source", help="TensorFlow tree (default: current directory)."),
+    source: Path | None = typer.Option(None, "--source", metavar="DIR", help="TensorFlow tree " + SOURCE_DEFAULT),
     config: Path | None = _CONFIG,
 ) -> None:
     """Add the Android SDK/NDK repositories to a TensorFlow tree's WORKSPACE (between markers)."""
@@ -89,7 +90,7 @@ def workspace_command(
         config,
         require_target=False,
     )
-    update = write_android_workspace(options.source or Path.cwd(), options.android)
+    update = write_android_workspace(options.source or source_tree(None), options.android)
     _plain.print(update.block, end="")
     _plain.print(f"wrote {update.path}")
 
@@ -99,8 +100,11 @@ def linkflags_command(
     artifacts: Path | None = typer.Option(
         None, "--artifacts", help="Directory holding the built libraries (default: the build's output directory)."
     ),
-    out: Path | None = typer.Option(None, "--out", help="Where to write the snippets (default: --artifacts)."),
-    source: Path | None = typer.Option(None, "--source", help="TensorFlow tree for header paths."),
+    out: Path | None = typer.Option(
+        None, "--out-dir", metavar="DIR", help="Where to write the snippets (default: --artifacts)."
+    ),
+    out_alias: Path | None = typer.Option(None, "--out", hidden=True),
+    source: Path | None = typer.Option(None, "--source", metavar="DIR", help="TensorFlow tree for header paths."),
     export: list[str] = typer.Option(
         [], "--export", metavar="SYMBOL",
         help="A shared library exports only this symbol or pattern (repeat; e.g. 'myapp_*'): "
@@ -117,15 +121,16 @@ def linkflags_command(
     options = _options({"target": target, "source": source}, config)
     profile = get_target(options.target)
     artifacts_dir = artifacts.resolve() if artifacts is not None else options.output_dir
+    out = either(out, out_alias, "--out-dir", "--out")
     out_dir = out.resolve() if out is not None else artifacts_dir
     exports = requested_exports(tuple(export), jni=jni)
     inputs = link_inputs(profile, artifacts_dir, source=options.source, exports=exports, out_dir=out_dir)
     snippets = render_link_snippets(profile, inputs)
     if inputs.exports is not None:
-        _out.rule(inputs.exports.file.file_name)
+        print_heading(_out, inputs.exports.file.file_name)
         _plain.print(inputs.exports.file.text, end="")
     for snippet in snippets:
-        _out.rule(snippet.file_name)
+        print_heading(_out, snippet.file_name)
         _plain.print(snippet.text, end="")
     export_path = write_export_file(inputs)
     written = write_link_snippets(snippets, out_dir)

@@ -16,21 +16,28 @@ from rich.text import Text
 
 from tfbuild.cli import app
 from tfbuild.cli.output import print_json
+from tfbuild.cli.params import SOURCE_DEFAULT, source_tree
 from tfbuild.errors import TfbuildError
 
 
 @app.command("compat")
 def compat(
-    model: Path = typer.Argument(..., help="A GraphDef (.pb binary or .pbtxt text), e.g. a frozen model."),
-    source: Path = typer.Option(Path("."), "--source", help="The TensorFlow checkout whose runtime will run it."),
-    output: Path = typer.Option(..., "-o", "--output", help="Where to write the copy (same format as MODEL)."),
+    model: Path = typer.Argument(
+        ..., metavar="MODEL", help="A GraphDef (.pb binary or .pbtxt text), e.g. a frozen model."
+    ),
+    source: Path | None = typer.Option(
+        None, "--source", metavar="DIR", help="The TensorFlow checkout whose runtime will run it " + SOURCE_DEFAULT
+    ),
+    output: Path = typer.Option(
+        ..., "-o", "--output", metavar="PATH", help="Where to write the copy (same format as MODEL)."
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print what was checked, removed and written as JSON."),
 ) -> None:
     """Write a copy of MODEL without the attrs the tree's op definitions lack, where their values
     are the defaults (exit 5, nothing written, when something else stands in the way)."""
     from tfbuild.tree.compat import CompatRequest, plan_compat, require_fixable, write_compat_copy
 
-    plan = plan_compat(CompatRequest(model=model, source=source, output=output))
+    plan = plan_compat(CompatRequest(model=model, source=source_tree(source), output=output))
     summary = {
         "model": model, "output": output, "tf_version": plan.tf_version, "op_defs": plan.op_defs_origin,
         "checked_nodes": plan.checked_nodes, "problems": plan.problems, "notes": plan.notes,

@@ -23,13 +23,12 @@ from tfbuild.cli.output import jsonable, print_table, stdout_console
 config_app = typer.Typer(help="Show the options tfbuild resolves from tfbuild.toml and the environment.",
                          no_args_is_help=True)
 app.add_typer(config_app, name="config")
-_out = stdout_console()
 
 
 @config_app.command("show")
 def show_command(
     config: Path | None = typer.Option(
-        None, "--config", help="tfbuild.toml to read (default: ./tfbuild.toml if present)."
+        None, "--config", metavar="PATH", help="tfbuild.toml to read (default: ./tfbuild.toml if present)."
     ),
     as_json: bool = typer.Option(False, "--json", help="Print JSON: each option's value and origin."),
 ) -> None:
@@ -52,7 +51,7 @@ def show_command(
         table.add_column(column, overflow="fold")
     for name, value, origin in rows:
         table.add_row(name, _text(value), origin, style=None if origin != "default" else "dim")
-    _out.print(table)
+    print_table(stdout_console(), table)
 
 
 def _flatten(options: Any) -> dict[str, Any]:
@@ -78,7 +77,7 @@ def _text(value: Any) -> str:
 @app.command("plan")
 def plan_command(
     config: Path | None = typer.Option(
-        None, "--config", help="tfbuild.toml to read (default: ./tfbuild.toml, or $TFBUILD_CONFIG)."
+        None, "--config", metavar="PATH", help="tfbuild.toml to read (default: ./tfbuild.toml, or $TFBUILD_CONFIG)."
     ),
     as_json: bool = typer.Option(
         False, "--json", help="Print the matrix for GitHub Actions: {\"include\": [{app, target, out}, ...]}."
@@ -106,4 +105,4 @@ def plan_command(
             table.add_column(column)
         for row in rows:
             table.add_row(row["app"], row["target"], f"tfbuild build --app {row['app']} --target {row['target']}")
-        print_table(_out, table)
+        print_table(stdout_console(), table)

@@ -14,16 +14,18 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
-from tfbuild.cli import app
+from tfbuild.cli import app, params
 from tfbuild.cli.output import jsonable, print_json
+from tfbuild.cli.params import SOURCE_DEFAULT, source_tree
 from tfbuild.errors import ConfigError
 from tfbuild.flavour import TREE_FLAVOURS, Flavour
 
 protobuf_app = typer.Typer(help="Protobuf handling for the contrib Makefile build.", no_args_is_help=True)
 app.add_typer(protobuf_app, name="protobuf")
 
-_SOURCE_HELP = "The TensorFlow checkout (a git repository)."
-_MODEL_HELP = "A model file, SavedModel directory or JSON ops list. Repeatable."
+_SOURCE_HELP = "The TensorFlow checkout (a git repository) " + SOURCE_DEFAULT
+_MODEL_HELP = "Model files, SavedModel directories or JSON ops lists."
+_MODEL_ALIAS = typer.Option(None, "--model", "-m", hidden=True, help="Same as a MODEL argument (old spelling).")
 _HEADER_HELP = "An ops_to_register.h (from `tfbuild header` or TensorFlow's own tool)."
 _OP_LIBRARY_HELP = "Custom-op library (.so) to load before analysing models. Repeatable."
 
@@ -42,12 +44,14 @@ def _flavour(value: str) -> Flavour:
 @app.command("edit")
 def edit(
     flavour: str | None = typer.Argument(
-        None, help="makefile (tf_op_files.txt) or bazel (kernels/BUILD filegroups); not needed with --revert."
+        None, metavar="FLAVOUR",
+        help="makefile (tf_op_files.txt) or bazel (kernels/BUILD filegroups); not needed with --revert.",
     ),
-    header: Path | None = typer.Option(None, "--header", help=_HEADER_HELP),
-    model: list[Path] | None = typer.Option(None, "--model", help=_MODEL_HELP),
-    op_library: list[Path] | None = typer.Option(None, "--op-library", help=_OP_LIBRARY_HELP),
-    source: Path = typer.Option(Path("."), "--source", help=_SOURCE_HELP),
+    models: list[Path] | None = typer.Argument(None, metavar="MODEL", help=_MODEL_HELP, show_default=False),
+    header: Path | None = typer.Option(None, "--header", metavar="PATH", help=_HEADER_HELP),
+    model: list[Path] | None = _MODEL_ALIAS,
+    op_library: list[Path] | None = typer.Option(None, "--op-library", metavar="PATH", help=_OP_LIBRARY_HELP),
+    source_flag: Path | None = typer.Option(None, "--source", metavar="DIR", help=_SOURCE_HELP),
     dry_run: bool = typer.Option(False, "--dry-run", help="Show the diff; change nothing."),
     revert: bool = typer.Option(
         False, "--revert",
@@ -59,6 +63,8 @@ def edit(
     from tfbuild.tree.work_branch import WORK_BRANCH
 
     out = _out()
+    source = source_tree(source_flag)
+    model = list(params.models(models, model))
     if flavour is not None:
         _flavour(flavour)
     if revert:
@@ -77,7 +83,7 @@ def edit(
             out.print(Text(f"nothing to revert: {source} has no {WORK_BRANCH} branch"))
         return
     if flavour is None:
-        raise ConfigError("edit needs a flavour", hint="run: tfbuild edit makefile|bazel --model M (or --header H)")
+        raise ConfigError("edit needs a flavour", hint="run: tfbuild edit makefile|bazel MODEL (or --header H)")
     request = EditRequest(
         source=source,
         flavour=flavour,
@@ -104,13 +110,14 @@ def edit(
 
 @app.command("check")
 def check(
-    flavour: str = typer.Option(..., "--flavour", help="makefile or bazel: the build to check."),
-    model: list[Path] | None = typer.Option(None, "--model", help=_MODEL_HELP),
+    models: list[Path] | None = typer.Argument(None, metavar="MODEL", help=_MODEL_HELP, show_default=False),
+    flavour: str = typer.Option(..., "--flavour", metavar="makefile|bazel", help="The build to check."),
+    model: list[Path] | None = _MODEL_ALIAS,
     header: Path | None = typer.Option(
-        None, "--header", help=_HEADER_HELP + " Checked to list what the models need."
+        None, "--header", metavar="PATH", help=_HEADER_HELP + " Checked to list what the models need."
     ),
-    op_library: list[Path] | None = typer.Option(None, "--op-library", help=_OP_LIBRARY_HELP),
-    source: Path = typer.Option(Path("."), "--source", help=_SOURCE_HELP),
+    op_library: list[Path] | None = typer.Option(None, "--op-library", metavar="PATH", help=_OP_LIBRARY_HELP),
+    source: Path | None = typer.Option(None, "--source", metavar="DIR", help=_SOURCE_HELP),
     as_json: bool = typer.Option(False, "--json", help="Print the preflight report as JSON (exit 5 all the same)."),
 ) -> None:
     """Preflight: fail (exit 5) if the built binary would lack an op or kernel the model needs."""
@@ -118,9 +125,9 @@ def check(
 
     report = run_preflight(
         PreflightRequest(
-            source=source,
+            source=source_tree(source),
             flavour=_flavour(flavour),
-            models=tuple(model or ()),
+            models=params.models(models, model),
             header=header,
             op_libraries=tuple(op_library or ()),
         )
@@ -136,15 +143,16 @@ def check(
 
 @protobuf_app.command("rename")
 def protobuf_rename(
-    source: Path = typer.Option(
-        Path("."), "--source", help="The TensorFlow checkout, after download_dependencies.sh."
+    source: Path | None = typer.Option(
+        None, "--source", metavar="DIR",
+        help="The TensorFlow checkout, after download_dependencies.sh " + SOURCE_DEFAULT,
     ),
     dry_run: bool = typer.Option(False, "--dry-run", help="List what would change; change nothing."),
 ) -> None:
     """Move TensorFlow's protobuf to google::protobuf3 so it links next to an app's own protobuf."""
     from tfbuild.tree.protobuf_rename import apply_protobuf_rename, plan_protobuf_rename
 
-    plan = plan_protobuf_rename(source)
+    plan = plan_protobuf_rename(source_tree(source))
     out = _out()
     for line in plan.summary_lines():
         out.print(Text(line))

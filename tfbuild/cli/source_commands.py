@@ -20,6 +20,7 @@ from rich.console import Console
 from rich.text import Text
 
 from tfbuild.cli import _state, app, stderr
+from tfbuild.cli.params import SOURCE_DEFAULT, source_tree
 from tfbuild.errors import SourceTreeError
 
 if TYPE_CHECKING:
@@ -28,7 +29,7 @@ if TYPE_CHECKING:
     from tfbuild.toolchain.tf_versions import FactLine
     from tfbuild.tree.kernel_index import OpKernels
 
-_SOURCE_HELP = "The TensorFlow source tree (default: the current directory)."
+_SOURCE_HELP = "The TensorFlow source tree " + SOURCE_DEFAULT
 _ORIGIN_HELP = "Clone or fetch this URL or path first (else report on --source)."
 _REF_HELP = "Tag, branch or commit to check out (default: the origin's default branch)."
 _WORKDIR_HELP = "Where the clone lives (default: ./<name of the origin>); reused if it holds one."
@@ -41,11 +42,11 @@ def _out() -> Console:
 
 @app.command("source")
 def source(
-    origin: str | None = typer.Argument(None, help=_ORIGIN_HELP),
-    ref: str | None = typer.Option(None, "--ref", help=_REF_HELP),
-    workdir: Path | None = typer.Option(None, "--workdir", help=_WORKDIR_HELP),
+    origin: str | None = typer.Argument(None, metavar="URL", help=_ORIGIN_HELP),
+    ref: str | None = typer.Option(None, "--ref", metavar="NAME", help=_REF_HELP),
+    workdir: Path | None = typer.Option(None, "--workdir", metavar="DIR", help=_WORKDIR_HELP),
     allow_dirty: bool = typer.Option(False, "--allow-dirty", help=_ALLOW_DIRTY_HELP),
-    source_dir: Path = typer.Option(Path("."), "--source", help=_SOURCE_HELP),
+    source_dir: Path | None = typer.Option(None, "--source", metavar="DIR", help=_SOURCE_HELP),
     as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
 ) -> None:
     """Check out a TensorFlow tree (with ORIGIN) and report its version, flavours, commit and what
@@ -54,7 +55,8 @@ def source(
     from tfbuild.tree.checkout import SourceRequest, prepare_source
 
     info = prepare_source(SourceRequest(origin=origin, ref=ref, workdir=workdir,
-                                        allow_dirty=allow_dirty, source=source_dir))
+                                        allow_dirty=allow_dirty,
+                                        source=source_tree(source_dir) if origin is None else Path.cwd()))
     facts = {line.name: line for line in tree_requirements(info.facts).report()}
     out = _out()
     if as_json:
@@ -110,16 +112,17 @@ def _print_op_kernels(out: Console, described: Sequence[OpKernels]) -> None:
 
 @app.command("kernels")
 def kernels(
-    ops: list[str] = typer.Argument(..., help="Op names, e.g. Conv2D MatMul."),
-    source_dir: Path = typer.Option(Path("."), "--source", help=_SOURCE_HELP),
+    ops: list[str] = typer.Argument(..., metavar="OP", help="Op names, e.g. Conv2D MatMul.", show_default=False),
+    source_flag: Path | None = typer.Option(None, "--source", metavar="DIR", help=_SOURCE_HELP),
     as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
 ) -> None:
     """Which .cc files of the tree register each op's CPU kernels (DEVICE_CPU, and DEVICE_DEFAULT
     as TensorFlow's lookup falls back to it), the headers they include, and the kernel class
-    strings. A registration tfbuild could not read is named by file and line. Exits 4 if an op
-    has no CPU kernel in the tree."""
+    strings. A registration tfbuild could not read is named by file and line. Exit code 4 when
+    an op has no CPU kernel in the tree."""
     from tfbuild.tree.kernel_index import IndexStats, build_kernel_index, describe_ops, unread_notes
 
+    source_dir = source_tree(source_flag)
     stats = IndexStats()
     index = build_kernel_index(source_dir, stats=stats)
     described = describe_ops(index, ops)

@@ -18,39 +18,53 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
-from tfbuild.cli import app
+from tfbuild.cli import app, params
 from tfbuild.cli.output import print_json
+from tfbuild.cli.params import either
 
 
 @app.command("verify")
 def verify_command(
-    out: Path = typer.Option(..., "--out", help="The build's output directory (with its manifest.json)."),
-    model: list[Path] = typer.Option([], "--model", help="GraphDef to run (repeat; default: the build's models)."),
+    models: list[Path] | None = typer.Argument(
+        None, metavar="MODEL", help="GraphDefs to run (default: the build's models).", show_default=False
+    ),
+    out_dir: Path | None = typer.Option(
+        None, "--out-dir", metavar="DIR", help="The build's output directory (with its manifest.json). Required."
+    ),
+    out_alias: Path | None = typer.Option(None, "--out", hidden=True),
+    model: list[Path] | None = typer.Option(None, "--model", "-m", hidden=True, help="Same as a MODEL argument."),
     tolerance: float | None = typer.Option(
-        None, "--tolerance", min=0.0,
+        None, "--tolerance", min=0.0, metavar="T",
         help="Floating-point bound: |got - expected| <= T * the tensor's largest |expected| (default 1e-4); "
         "integers must be equal.",
     ),
-    seed: int = typer.Option(0, "--seed", help="Seed of the generated inputs."),
+    seed: int = typer.Option(0, "--seed", metavar="N", help="Seed of the generated inputs."),
     input_shape: list[str] = typer.Option(
-        [], "--input-shape", help="NAME=D0,D1,... for a placeholder whose shape is open (repeat)."
+        [], "--input-shape", metavar="NAME=D0,D1,...",
+        help="NAME=D0,D1,... for a placeholder whose shape is open (repeat).",
     ),
-    output: list[str] = typer.Option([], "--output", help="Tensor to compare as an output (default: the sinks)."),
+    output_tensor: list[str] = typer.Option(
+        [], "--output-tensor", metavar="NAME", help="Tensor to compare as an output (repeat; default: the sinks)."
+    ),
+    output_alias: list[str] = typer.Option([], "--output", hidden=True),
     intermediates: int | None = typer.Option(
-        None, "--intermediates", min=0, help="How many intermediate tensors to compare at most (default 12)."
+        None, "--intermediates", min=0, metavar="N",
+        help="How many intermediate tensors to compare at most (default 12).",
     ),
     reference_op_library: Path | None = typer.Option(
-        None, "--reference-op-library",
+        None, "--reference-op-library", metavar="PATH",
         help="Op library to run the reference with (default: the build's stock compile of the same sources).",
     ),
     local: bool | None = typer.Option(
         None, "--local/--no-local", help="Compile and run the C++ runner here (default: where the build ran)."
     ),
     timeout: float | None = typer.Option(
-        None, "--timeout", min=0.0, help="Seconds the reference's runs, and the target's, may each take."
+        None, "--timeout", min=0.0, metavar="SECONDS",
+        help="Seconds the reference's runs, and the target's, may each take.",
     ),
     ndk: Path | None = typer.Option(
-        None, "--ndk", help="Android NDK to compile the runner with (default: the one the build's manifest records)."
+        None, "--ndk", metavar="DIR",
+        help="Android NDK to compile the runner with (default: the one the build's manifest records).",
     ),
     as_json: bool = typer.Option(
         False, "--json", help="Print the verification (as the manifest records it) as JSON; exit 8 all the same."
@@ -60,14 +74,16 @@ def verify_command(
     from tfbuild.pipeline.verify.probe import parse_input_shape
     from tfbuild.pipeline.verify.run import VerifyOptions, require_pass, run_verify
 
+    out = either(out_dir, out_alias, "--out-dir", "--out", required=True)
+    assert out is not None
     defaults = VerifyOptions(out_dir=out)
     options = VerifyOptions(
         out_dir=out,
-        models=tuple(model),
+        models=params.models(models, model),
         tolerance=defaults.tolerance if tolerance is None else tolerance,
         seed=seed,
         input_shapes=dict(parse_input_shape(text) for text in input_shape),
-        outputs=tuple(output),
+        outputs=(*output_tensor, *output_alias),
         max_intermediates=defaults.max_intermediates if intermediates is None else intermediates,
         local=local,
         reference_op_library=reference_op_library,
