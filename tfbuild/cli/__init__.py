@@ -72,6 +72,48 @@ def _argument_usage(argument: TyperArgument) -> str:
     return _argument_name(argument) if argument.required else f"[{_argument_name(argument)}]"
 
 
+def _range(option: TyperOption) -> str | None:
+    """A bounded number's range in its metavar's words: ``N >= 1``, not ``x>=1``."""
+    name = option.metavar or "x"
+    low, high = getattr(option, "min", None), getattr(option, "max", None)
+    if low is None and high is None:
+        return None
+    if high is None:
+        return f"{name} >= {low}"
+    return f"{name} <= {high}" if low is None else f"{low} <= {name} <= {high}"
+
+
+TyperOption._get_number_range_help_str = _range  # type: ignore[method-assign,assignment]
+
+
+def _value_name(param: Any) -> str:
+    """The metavar of an option declared without one, from what its value is: ``PATH``, ``N``,
+    ``SECONDS``, ``URL``, ``NAME``; never its Python type."""
+    annotation = param.type_descriptor.annotation
+    if getattr(annotation, "__origin__", None) is list:
+        annotation = annotation.__args__[0]
+    words = "-".join(param.opts)
+    if isinstance(annotation, type) and issubclass(annotation, os.PathLike):
+        return "DIR" if any(word in words for word in ("dir", "sdk", "ndk", "source")) else "PATH"
+    if annotation is int:
+        return "N"
+    if annotation is float:
+        return "SECONDS" if "timeout" in words else "NUMBER"
+    return "URL" if "cache" in words or "url" in words else "NAME"
+
+
+def _name_values(command: Any) -> None:
+    """Give every option that takes a value and has no metavar one (:func:`_value_name`)."""
+    commands = [command]
+    while commands:
+        current = commands.pop()
+        if isinstance(current, TyperGroup):
+            commands.extend(current.commands.values())
+        for param in current.params:
+            if isinstance(param, TyperOption) and not param.is_flag and not param.count and param.metavar is None:
+                param.metavar = _value_name(param)
+
+
 TyperArgument._usage_display_name = _argument_usage  # type: ignore[method-assign,assignment]
 TyperArgument._rich_display_name = _argument_name  # type: ignore[method-assign,assignment]
 TyperArgument.display_type_rich = lambda argument, ctx: None  # type: ignore[method-assign,assignment]
@@ -199,7 +241,9 @@ def _command() -> Any:
     """The click command Typer makes of the app, made once per process (making it reads every
     command's signature: most of a quick command's time when a test calls :func:`main` often)."""
     _register_commands()
-    return typer.main.get_command(app)
+    command = typer.main.get_command(app)
+    _name_values(command)
+    return command
 
 
 def _asks_for_help(args: list[str]) -> bool:

@@ -14,14 +14,16 @@ import typer
 
 from tfbuild.cli import app
 from tfbuild.cli.output import print_table, stdout_console
+from tfbuild.cli.params import either
 
 
 @app.command("example")
 def example_command(
-    out: Path = typer.Option(
-        Path("tfbuild-out/example"), "--out-dir", "--out", metavar="DIR",
-        help="Directory for the libraries, the header and the compiler logs.",
+    out_dir: Path | None = typer.Option(
+        None, "--out-dir", metavar="DIR",
+        help="Directory for the libraries, the header and the compiler logs (default: tfbuild-out/example).",
     ),
+    out_alias: Path | None = typer.Option(None, "--out", hidden=True),
     jobs: int | None = typer.Option(
         None, "-j", "--jobs", min=1, metavar="N", help="Parallel compiles (default: one per core)."
     ),
@@ -30,8 +32,9 @@ def example_command(
     from rich.table import Table
 
     # Imports TensorFlow when run, so only here.
-    from tfbuild.pipeline.example import ExampleOptions, run_example
+    from tfbuild.pipeline.example import DEFAULT_OUT_DIR, ExampleOptions, run_example
 
+    out = either(out_dir, out_alias, "--out-dir", "--out") or DEFAULT_OUT_DIR
     console = stdout_console(markup=False)
     console.print("Building the example op library (plain, then selective); this takes a minute.")
     result = run_example(
