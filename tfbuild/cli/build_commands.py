@@ -52,7 +52,8 @@ def targets_command(
     if as_json:
         print_json([
             {"name": p.name, "platform": p.platform, "arch": p.arch, "flavours": list(p.flavours),
-             "builds_here": builds_here(p)[0], "builds_here_detail": builds_here(p)[1], "requires": list(p.requires), "description": p.description}
+             "builds_here": builds_here(p)[0],
+             "builds_here_detail": builds_here(p)[1], "requires": list(p.requires), "description": p.description}
             for p in load_targets().values()
         ])
         return
