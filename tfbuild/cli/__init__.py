@@ -26,6 +26,7 @@ from rich.markup import escape
 from typer.core import TyperArgument, TyperCommand, TyperGroup, TyperOption
 
 from tfbuild import __version__
+from tfbuild.cli import coercion
 from tfbuild.errors import TfbuildError
 from tfbuild.log import NORMAL, QUIET, VERBOSE, set_level
 
@@ -50,6 +51,7 @@ def _broken_pipe(console: Console) -> None:
 
 Console.on_broken_pipe = _broken_pipe  # type: ignore[method-assign,assignment]
 
+coercion.install()
 _typer_display_type = TyperOption.display_type_rich
 
 
