@@ -17,12 +17,10 @@ import importlib
 import os
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import typer
 import typer.main
-from rich.console import Console
-from rich.markup import escape
 from typer.core import TyperArgument, TyperCommand, TyperGroup, TyperOption
 
 from tfbuild import __version__
@@ -38,7 +36,36 @@ app = typer.Typer(
     add_completion=True,
 )
 
-stderr = Console(stderr=True, highlight=False, soft_wrap=True)
+if TYPE_CHECKING:
+    from rich.console import Console
+
+
+def patch_rich() -> None:
+    """Make rich report a closed stdout to :func:`main` (:func:`_broken_pipe`); called before any
+    console prints (rich is imported only by commands that print through it)."""
+    from rich.console import Console
+
+    Console.on_broken_pipe = _broken_pipe  # type: ignore[method-assign,assignment]
+
+
+class _LazyConsole:
+    """A rich console made on first use: a run that prints nothing through it (``tfbuild header``
+    with no notes) does not import rich."""
+
+    def __init__(self, **settings: Any) -> None:
+        self._settings = settings
+        self._console: Console | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        if self._console is None:
+            from rich.console import Console
+
+            patch_rich()
+            self._console = Console(**self._settings)
+        return getattr(self._console, name)
+
+
+stderr = cast("Console", _LazyConsole(stderr=True, highlight=False, soft_wrap=True))
 
 
 def _broken_pipe(console: Console) -> None:
@@ -49,7 +76,6 @@ def _broken_pipe(console: Console) -> None:
     raise BrokenPipeError(32, "Broken pipe")
 
 
-Console.on_broken_pipe = _broken_pipe  # type: ignore[method-assign,assignment]
 
 coercion.install()
 _typer_display_type = TyperOption.display_type_rich
@@ -144,28 +170,54 @@ def _root(
     set_level(QUIET if quiet else VERBOSE if verbose else NORMAL)
 
 
-@functools.cache
-def _register_commands() -> None:
-    """Add every command to ``app``, once, in the order ``--help`` lists them.
+_MODULES = {
+    "analyze": "analysis_commands", "header": "analysis_commands",
+    "targets": "build_commands", "workspace": "build_commands", "linkflags": "build_commands",
+    "build": "build_commands",
+    "edit": "edit_commands", "check": "edit_commands", "protobuf": "edit_commands",
+    "compat": "compat_commands", "example": "example_commands",
+    "source": "source_commands", "kernels": "source_commands",
+    "verify": "verify_commands", "report": "report_commands", "aar": "android_commands",
+    "config": "config_commands", "plan": "config_commands", "toolchain": "toolchain_commands",
+}
+"""Each command (or command group) by the module that declares it, in the order ``--help`` lists them."""
+_registered: set[str] = set()
 
-    ``build_commands`` and ``toolchain_commands`` define plain functions and a sub-app, added
-    here by name. The other command modules add their commands to ``app`` themselves when
-    imported. Every module keeps its TensorFlow (and other heavy) imports inside the command
-    bodies.
+
+def _register_commands(names: tuple[str, ...] | None = None) -> None:
+    """Add the commands ``names`` (default: every command) to ``app``, once each, in the order
+    ``--help`` lists them.
+
+    Only the module of the command that runs is imported (``tfbuild header`` loads none of the
+    build's modules): start-up is mostly imports. ``build_commands`` and ``toolchain_commands``
+    define plain functions and a sub-app, added here by name. The other command modules add their
+    commands to ``app`` themselves when imported. Every module keeps its TensorFlow (and other
+    heavy) imports inside the command bodies.
     """
-    from tfbuild.cli import build_commands, toolchain_commands
+    for module in dict.fromkeys(_MODULES[name] for name in (names or _MODULES)):
+        if module in _registered:
+            continue
+        _registered.add(module)
+        if module == "build_commands":
+            from tfbuild.cli import build_commands
 
-    importlib.import_module("tfbuild.cli.analysis_commands")
-    app.command("targets")(build_commands.targets_command)
-    app.command("workspace")(build_commands.workspace_command)
-    app.command("linkflags")(build_commands.linkflags_command)
-    app.command("build")(build_commands.build_command)
-    for name in (
-        "edit_commands", "compat_commands", "example_commands", "source_commands", "verify_commands", "report_commands",
-        "android_commands", "config_commands",
-    ):
-        importlib.import_module(f"tfbuild.cli.{name}")
-    app.add_typer(toolchain_commands.toolchain_app, name="toolchain")
+            app.command("targets")(build_commands.targets_command)
+            app.command("workspace")(build_commands.workspace_command)
+            app.command("linkflags")(build_commands.linkflags_command)
+            app.command("build")(build_commands.build_command)
+        elif module == "toolchain_commands":
+            from tfbuild.cli import toolchain_commands
+
+            app.add_typer(toolchain_commands.toolchain_app, name="toolchain")
+        else:
+            importlib.import_module(f"tfbuild.cli.{module}")
+    order = list(_MODULES)
+
+    def place(name: str | None) -> int:
+        return order.index(name) if name in order else len(order)
+
+    app.registered_commands.sort(key=lambda command: place(command.name))
+    app.registered_groups.sort(key=lambda group: place(group.name))
     _let_interrupts_through(app)
 
 
@@ -175,6 +227,9 @@ class _Interrupted(Exception):
 
 
 def _interruptible(command: Callable[..., Any]) -> Callable[..., Any]:
+    if getattr(command, "_tfbuild_interruptible", False):
+        return command
+
     @functools.wraps(command)  # Typer reads the options from the wrapped signature
     def run(*args: Any, **kwargs: Any) -> Any:
         try:
@@ -182,6 +237,7 @@ def _interruptible(command: Callable[..., Any]) -> Callable[..., Any]:
         except KeyboardInterrupt as interrupt:
             raise _Interrupted() from interrupt
 
+    run._tfbuild_interruptible = True  # type: ignore[attr-defined]
     return run
 
 
@@ -205,9 +261,12 @@ def main(argv: list[str] | None = None) -> int:
     line each. Anything else is a tfbuild bug and keeps its traceback.
     """
     try:
-        command = _command()
-        if _asks_for_help(sys.argv[1:] if argv is None else argv):
-            _polish_help(command, rich=_is_terminal(sys.stdout))
+        args = sys.argv[1:] if argv is None else argv
+        command = _command(_command_named(args))
+        if "rich.console" in sys.modules:  # a command module printing through rich imported it
+            patch_rich()
+        if _asks_for_help(args):
+            _polish_help(command, rich=_is_terminal(sys.stdout), shown=_command_named(args))
         else:  # a usage error goes to stderr: boxed there only on a terminal
             command.rich_markup_mode = "rich" if _is_terminal(sys.stderr) else None
         command.main(args=argv, prog_name="tfbuild")
@@ -219,6 +278,8 @@ def main(argv: list[str] | None = None) -> int:
     except TfbuildError as error:
         if _state["debug"]:
             raise
+        from rich.markup import escape
+
         # escaped: messages name config keys ("[android] ndk"), which are not markup
         stderr.print(f"[bold red]error:[/] {escape(error.one_line())}", markup=True)
         _print_notes(error)
@@ -238,11 +299,26 @@ def main(argv: list[str] | None = None) -> int:
     return code
 
 
+_ROOT_FLAGS = frozenset({"--debug", "-q", "--quiet", "-v", "--verbose"})
+
+
+def _command_named(args: list[str]) -> str | None:
+    """The command ``args`` run (``header`` in ``tfbuild -q header m.pb``), or None when they
+    name none, or the shell's completion asks: then every command is needed."""
+    if any(name.startswith("_TFBUILD_COMPLETE") for name in os.environ):
+        return None
+    for arg in args:
+        if arg not in _ROOT_FLAGS:
+            return arg if arg in _MODULES else None
+    return None
+
+
 @functools.cache
-def _command() -> Any:
-    """The click command Typer makes of the app, made once per process (making it reads every
-    command's signature: most of a quick command's time when a test calls :func:`main` often)."""
-    _register_commands()
+def _command(name: str | None = None) -> Any:
+    """The click command Typer makes of the app with command ``name`` (default: every command),
+    made once per process and name (making it reads the commands' signatures: most of a quick
+    command's time when a test calls :func:`main` often)."""
+    _register_commands((name,) if name is not None else None)
     command = typer.main.get_command(app)
     _name_values(command)
     return command
@@ -296,13 +372,14 @@ def _is_terminal(stream: Any) -> bool:
         return False
 
 
-def _polish_help(command: Any, *, rich: bool = False) -> None:
+def _polish_help(command: Any, *, rich: bool = False, shown: str | None = None) -> None:
     """Make every command's help say what is true (flags lose their ``<bool>`` in
     :func:`_display_type`): an option that ``TFBUILD_*`` variables (or the Android SDK's and NDK's
     own) may set says which, in the order they count (:data:`~tfbuild.pipeline.options.OPTIONS`);
     only the commands that resolve their options as the build does say so. The variables are
     only named here: the option resolver reads them, so their precedence below the command line
-    and above ``tfbuild.toml`` stays in one place.
+    and above ``tfbuild.toml`` stays in one place. Only the help of command ``shown`` needs them
+    (the app's own help lists the commands): the option table is imported for it alone.
 
     ``rich``: boxed Rich help (a terminal), with every help text escaped, so the TOML tables it
     names (``[header]``, ``[apps.NAME]``) show instead of being taken for markup. Otherwise plain
@@ -318,9 +395,11 @@ def _polish_help(command: Any, *, rich: bool = False) -> None:
             continue
         current._tfbuild_polished = True
         texts = [param for param in current.params if isinstance(param, TyperOption | TyperArgument)]
-        if name in _READS_BUILD_OPTIONS:
+        if name in _READS_BUILD_OPTIONS and name == shown:
             _name_variables(current.params)
         if rich:
+            from rich.markup import escape
+
             for item in (current, *texts):
                 for attribute in ("help", "short_help"):
                     if getattr(item, attribute, None):

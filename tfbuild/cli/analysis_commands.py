@@ -14,15 +14,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import typer
-from rich.console import Console
-from rich.table import Table
-from rich.text import Text
 
 from tfbuild.cli import app, stderr
 from tfbuild.cli.output import print_table, stdout_console
 from tfbuild.errors import OutputPathError, PreflightError
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from tfbuild.model.analysis import Analysis
     from tfbuild.model.header import HeaderOptions
 
@@ -115,13 +114,14 @@ def header(
 
         analysis, retargeted = retarget_to_tree(analysis, source)
         for note in retarget_notes(retargeted):
-            stderr.print(Text(f"note: {note}"))
+            stderr.print(f"note: {note}", markup=False, highlight=False)
     _fail_if_strict(analysis, strict)
     written = write_header(analysis, output, options)
     for problem in analysis.problems:
-        stderr.print(Text(f"warning: {problem.model}: {problem.op} {problem.node}: {problem.message}"))
+        stderr.print(f"warning: {problem.model}: {problem.op} {problem.node}: {problem.message}",
+                     markup=False, highlight=False)
     for note in analysis.notes():
-        stderr.print(Text(f"note: {note}"))
+        stderr.print(f"note: {note}", markup=False, highlight=False)
     contents = header_contents(analysis, options)
     if as_json:
         typer.echo(json.dumps({
@@ -175,6 +175,9 @@ def _fail_if_strict(analysis: Analysis, strict: bool) -> None:
 
 def _print_tables(analysis: Analysis, console: Console) -> None:
     """Model names and kernel classes come from files: rendered as Text, never as markup."""
+    from rich.table import Table
+    from rich.text import Text
+
     models = Table(title="Models", title_justify="left")
     for column in ("path", "format", "sha256"):
         models.add_column(column, overflow="fold")
@@ -190,6 +193,9 @@ def _print_tables(analysis: Analysis, console: Console) -> None:
 
 
 def _print_ops(analysis: Analysis, console: Console) -> None:
+    from rich.table import Table
+    from rich.text import Text
+
     ops = Table(title=f"Ops ({analysis.tensorflow_version} kernel names)", title_justify="left")
     for column in ("op", "kernel classes", "dtypes", "nodes", "models"):
         ops.add_column(column, justify="right" if column == "nodes" else "left", overflow="fold")
@@ -206,6 +212,9 @@ def _print_ops(analysis: Analysis, console: Console) -> None:
 
 
 def _print_problems(analysis: Analysis, console: Console) -> None:
+    from rich.table import Table
+    from rich.text import Text
+
     if analysis.problems:
         problems = Table(title="Problems: nodes without a CPU kernel", title_justify="left")
         for column in ("op", "node", "model", "problem"):

@@ -10,11 +10,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
-from rich.console import Console
 
 from tfbuild.cli import app
+from tfbuild.cli.output import lazy_console
 
-_plain = Console(highlight=False, soft_wrap=True)
+_plain = lazy_console()
 
 
 @app.command("aar")

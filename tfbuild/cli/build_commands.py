@@ -15,10 +15,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import typer
-from rich.console import Console
-from rich.table import Table
 
-from tfbuild.cli.output import print_heading, print_json, print_table, stdout_console
+from tfbuild.cli.output import lazy_console, print_heading, print_json, print_table, real_console
 from tfbuild.cli.params import SOURCE_DEFAULT, either, source_tree
 from tfbuild.flavour import Flavour
 
@@ -26,9 +24,9 @@ if TYPE_CHECKING:
     from tfbuild.pipeline.options import BuildOptions
     from tfbuild.pipeline.run import BuildResult
 
-_out = stdout_console()
-_plain = stdout_console(markup=False)
-_err = Console(stderr=True, highlight=False, soft_wrap=True)
+_out = lazy_console()
+_plain = lazy_console(markup=False)
+_err = lazy_console(stderr=True)
 
 
 def _options(cli: Mapping[str, object], config: Path | None, *, require_target: bool = True) -> BuildOptions:
@@ -57,6 +55,8 @@ def targets_command(
             for p in load_targets().values()
         ])
         return
+    from rich.table import Table
+
     table = Table(title="tfbuild targets")
     table.add_column("target", no_wrap=True)
     table.add_column("platform", no_wrap=True)
@@ -228,7 +228,7 @@ def build_command(
         },
         config,
     )
-    result = run_build(options, console=None if options.dry_run else _err if as_json else _out)
+    result = run_build(options, console=None if options.dry_run else real_console(_err if as_json else _out))
     if as_json:
         _print_build_json(result)
         return
@@ -237,6 +237,8 @@ def build_command(
         return
     for note in result.notes:
         _plain.print(f"note: {note}")
+    from rich.table import Table
+
     table = Table(title=f"{result.plan.target} ({result.plan.flavour})")
     for column in ("artifact", "bytes"):
         table.add_column(column)

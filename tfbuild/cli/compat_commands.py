@@ -11,11 +11,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
-from rich.console import Console
-from rich.text import Text
 
 from tfbuild.cli import app
-from tfbuild.cli.output import print_json
+from tfbuild.cli.output import plain, print_json, stdout_console
 from tfbuild.cli.params import SOURCE_DEFAULT, source_tree
 from tfbuild.errors import TfbuildError
 
@@ -42,9 +40,9 @@ def compat(
         "model": model, "output": output, "tf_version": plan.tf_version, "op_defs": plan.op_defs_origin,
         "checked_nodes": plan.checked_nodes, "problems": plan.problems, "notes": plan.notes,
     }
-    out = Console(highlight=False, soft_wrap=True, stderr=as_json)
+    out = stdout_console(stderr=as_json)
     for line in plan.lines():
-        out.print(Text(line))
+        out.print(plain(line))
     try:
         require_fixable(plan)
     except TfbuildError:
@@ -53,6 +51,6 @@ def compat(
         raise
     written = write_compat_copy(plan)
     for line in written.lines:
-        out.print(Text(line))
+        out.print(plain(line))
     if as_json:
         print_json({**summary, "written": True, "removed": written.removed, "nodes": written.nodes})

@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 import typer
-from rich.table import Table
 
 from tfbuild.cli import app
 from tfbuild.cli.output import jsonable, print_table, stdout_console
@@ -46,6 +45,8 @@ def show_command(
         }
         typer.echo(json.dumps(payload, indent=2, default=str))
         return
+    from rich.table import Table
+
     table = Table(title=f"tfbuild options ({resolved.config_path or 'no tfbuild.toml'})")
     for column in ("option", "value", "from"):
         table.add_column(column, overflow="fold")
@@ -100,6 +101,8 @@ def plan_command(
     elif as_json:
         typer.echo(json.dumps({"include": rows}))
     else:
+        from rich.table import Table
+
         table = Table(title=f"tfbuild plan ({path})")
         for column in ("app", "target", "command"):
             table.add_column(column)

@@ -9,16 +9,18 @@ printed as plain text, never as Rich markup.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
-from rich.console import Console
-from rich.text import Text
 
 from tfbuild.cli import app, params
-from tfbuild.cli.output import jsonable, print_json
+from tfbuild.cli.output import jsonable, plain, print_json, stdout_console
 from tfbuild.cli.params import SOURCE_DEFAULT, source_tree
 from tfbuild.errors import ConfigError
 from tfbuild.flavour import TREE_FLAVOURS, Flavour
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 protobuf_app = typer.Typer(help="Protobuf handling for the contrib Makefile build.", no_args_is_help=True)
 app.add_typer(protobuf_app, name="protobuf")
@@ -31,7 +33,7 @@ _OP_LIBRARY_HELP = "Custom-op library (.so) to load before analysing models. Rep
 
 
 def _out() -> Console:
-    return Console(highlight=False, soft_wrap=True)
+    return stdout_console()
 
 
 def _flavour(value: str) -> Flavour:
@@ -75,12 +77,12 @@ def edit(
             )
         result = run_revert(source)
         if result.reverted:
-            out.print(Text(f"reverted {result.removed_commits} tfbuild commit(s): back on {result.restored} "
+            out.print(plain(f"reverted {result.removed_commits} tfbuild commit(s): back on {result.restored} "
                            f"({(result.restored_commit or '')[:12]}), {WORK_BRANCH} deleted"))
             for path in result.removed_files:
-                out.print(Text(f"removed {path} (written by tfbuild)"))
+                out.print(plain(f"removed {path} (written by tfbuild)"))
         else:
-            out.print(Text(f"nothing to revert: {source} has no {WORK_BRANCH} branch"))
+            out.print(plain(f"nothing to revert: {source} has no {WORK_BRANCH} branch"))
         return
     if flavour is None:
         raise ConfigError("edit needs a flavour", hint="run: tfbuild edit makefile|bazel MODEL (or --header H)")
@@ -95,16 +97,16 @@ def edit(
     outcome = run_edit(request)
     plan = outcome.plan
     for note in plan.notes:
-        out.print(Text(f"note: {note}"))
+        out.print(plain(f"note: {note}"))
     if not plan.changed:
-        out.print(Text(f"no change: the {flavour} build files already list every needed file"))
+        out.print(plain(f"no change: the {flavour} build files already list every needed file"))
         return
-    out.print(Text(plan.diff()), end="")
+    out.print(plain(plan.diff()), end="")
     added = sum(len(edit.added) for edit in plan.edits)
     if outcome.commit is None:
-        out.print(Text(f"dry run: {added} entr{'y' if added == 1 else 'ies'} would be added; nothing written"))
+        out.print(plain(f"dry run: {added} entr{'y' if added == 1 else 'ies'} would be added; nothing written"))
     else:
-        out.print(Text(f"committed {outcome.commit.commit[:12]} on {outcome.commit.branch} "
+        out.print(plain(f"committed {outcome.commit.commit[:12]} on {outcome.commit.branch} "
                        f"({added} entr{'y' if added == 1 else 'ies'} added); undo with: {revert_command(source)}"))
 
 
@@ -137,7 +139,7 @@ def check(
     else:
         out = _out()
         for line in report.lines():
-            out.print(Text(line))
+            out.print(plain(line))
     require_pass(report)
 
 
@@ -155,9 +157,9 @@ def protobuf_rename(
     plan = plan_protobuf_rename(source_tree(source))
     out = _out()
     for line in plan.summary_lines():
-        out.print(Text(line))
+        out.print(plain(line))
     if plan.changed and not dry_run:
         apply_protobuf_rename(plan)
-        out.print(Text(f"renamed: {len(plan.rewrites)} file(s) rewritten"))
+        out.print(plain(f"renamed: {len(plan.rewrites)} file(s) rewritten"))
     elif plan.changed:
-        out.print(Text("dry run: nothing written"))
+        out.print(plain("dry run: nothing written"))

@@ -13,11 +13,12 @@ import dataclasses
 import json
 from enum import Enum
 from pathlib import PurePath
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 if TYPE_CHECKING:
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
 
 WIDE = 100_000
 """The width a console gets when it is not a terminal: no line is ever wrapped."""
@@ -28,9 +29,47 @@ def stdout_console(*, stderr: bool = False, **kwargs: Any) -> Console:
     nothing printed to a file or a pipe is wrapped."""
     from rich.console import Console
 
+    from tfbuild.cli import patch_rich
+
+    patch_rich()
     probe = Console(stderr=stderr)
     width = None if probe.is_terminal else WIDE
     return Console(highlight=False, soft_wrap=True, width=width, stderr=stderr, **kwargs)
+
+
+class LazyConsole:
+    """:func:`stdout_console`, made on first use: a module may hold one from import on without
+    ``tfbuild --help`` importing rich. ``real`` is the console itself, for library code."""
+
+    def __init__(self, **settings: Any) -> None:
+        self._settings = settings
+        self._console: Console | None = None
+
+    @property
+    def real(self) -> Console:
+        if self._console is None:
+            self._console = stdout_console(**self._settings)
+        return self._console
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.real, name)
+
+
+def lazy_console(**settings: Any) -> Console:
+    """A :class:`LazyConsole`, typed as the console it stands for."""
+    return cast("Console", LazyConsole(**settings))
+
+
+def real_console(console: Console) -> Console:
+    """The console behind a :func:`lazy_console` (any other console as it is)."""
+    return console.real if isinstance(console, LazyConsole) else console
+
+
+def plain(text: str, style: str = "") -> Text:
+    """``text`` as rich Text: printed as it is, never read as markup (names come from files)."""
+    from rich.text import Text
+
+    return Text(text, style=style)
 
 
 def print_table(console: Console, table: Table) -> None:

@@ -11,12 +11,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
-from rich.console import Console
 
 from tfbuild.cli import app, stderr
+from tfbuild.cli.output import lazy_console
 from tfbuild.cli.params import either
 
-_plain = Console(highlight=False, markup=False, soft_wrap=True)
+_plain = lazy_console(markup=False)
 
 
 @app.command("report")

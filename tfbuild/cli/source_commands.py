@@ -16,15 +16,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import typer
-from rich.console import Console
-from rich.text import Text
 
 from tfbuild.cli import _state, app, stderr
+from tfbuild.cli.output import plain, stdout_console
 from tfbuild.cli.params import SOURCE_DEFAULT, source_tree
 from tfbuild.errors import SourceTreeError
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
+
+    from rich.console import Console
 
     from tfbuild.toolchain.tf_versions import FactLine
     from tfbuild.tree.kernel_index import OpKernels
@@ -37,7 +38,7 @@ _ALLOW_DIRTY_HELP = "Check out even if tracked files have uncommitted changes."
 
 
 def _out() -> Console:
-    return Console(highlight=False, soft_wrap=True)
+    return stdout_console()
 
 
 @app.command("source")
@@ -61,7 +62,7 @@ def source(
     out = _out()
     if as_json:
         report = {**info.to_json(), "build_facts": {name: line.to_json() for name, line in facts.items()}}
-        out.print(Text(json.dumps(report, indent=2)))
+        out.print(plain(json.dumps(report, indent=2)))
         return
     if info.commit is None:
         commit = "not a git checkout"
@@ -80,9 +81,9 @@ def source(
         ("Mobile filegroups", family),
         ("Commit", commit),
     ]
-    out.print(Text(f"TensorFlow source tree {info.root}"))
+    out.print(plain(f"TensorFlow source tree {info.root}"))
     for label, value in rows:
-        out.print(Text(f"  {label:<18} {value}"))
+        out.print(plain(f"  {label:<18} {value}"))
 
 
 def _fact_text(line: FactLine, *, prefix: str = "", suffix: str = "") -> str:
@@ -99,15 +100,15 @@ def _print_op_kernels(out: Console, described: Sequence[OpKernels]) -> None:
     """``tfbuild kernels``' text report: per op, its files, headers, classes, devices, guards
     (or, for an op without kernels, the unread registrations that may be its)."""
     for entry in described:
-        out.print(Text(entry.op))
+        out.print(plain(entry.op))
         rows = (("unread", entry.unread),) if not entry.registered else (
             ("files", entry.files), ("headers", entry.headers), ("classes", entry.kernel_classes),
             ("devices", entry.devices), ("guards", entry.guards))
         if not entry.registered:
-            out.print(Text("  not registered by any CPU kernel in this tree"))
+            out.print(plain("  not registered by any CPU kernel in this tree"))
         for label, values in rows:
             for position, value in enumerate(values):
-                out.print(Text(f"  {label if position == 0 else '':<8} {value}"))
+                out.print(plain(f"  {label if position == 0 else '':<8} {value}"))
 
 
 @app.command("kernels")
@@ -130,12 +131,12 @@ def kernels(
     if stats.notes:
         if _state["debug"]:
             for note in stats.notes:
-                stderr.print(Text(f"note: {note}"))
+                stderr.print(plain(f"note: {note}"))
         else:
             skipped = len(stats.notes)
-            stderr.print(Text(f"note: {skipped} macro use(s) could not be read and were skipped (--debug lists them)"))
+            stderr.print(plain(f"note: {skipped} macro use(s) could not be read and were skipped (--debug lists them)"))
     for note in unread_notes(index):
-        stderr.print(Text(f"note: {note}"))
+        stderr.print(plain(f"note: {note}"))
     if as_json:
         report = {
             "source": str(source_dir.resolve()),
@@ -145,7 +146,7 @@ def kernels(
                      "devices": list(d.devices), "unread_registrations": list(d.unread)} for d in described],
             "unread_registrations": [str(u) for u in index.unread],
         }
-        out.print(Text(json.dumps(report, indent=2)))
+        out.print(plain(json.dumps(report, indent=2)))
     else:
         _print_op_kernels(out, described)
     missing = [d for d in described if not d.registered]

@@ -6,17 +6,15 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
-from rich.console import Console
-from rich.table import Table
 
-from tfbuild.cli.output import print_table, stdout_console
+from tfbuild.cli.output import lazy_console, print_table, stdout_console
 from tfbuild.errors import ConfigError
 
 toolchain_app = typer.Typer(
     help="Make the base image and the toolchain images builds run in.", no_args_is_help=True
 )
 
-_out = Console(highlight=False, markup=False, soft_wrap=True)
+_out = lazy_console(markup=False)
 
 
 def _log_line(line: str) -> None:
@@ -87,6 +85,8 @@ def list_command(
     base: str | None = typer.Option(None, "--base", metavar="NAME", help="Base image the tags are computed for."),
 ) -> None:
     """Show each toolchain, the tag its default arguments give, and whether that image exists."""
+    from rich.table import Table
+
     from tfbuild.toolchain.images import list_toolchains
 
     table = Table(title="Toolchain images (built, and the default arguments' tag)")

@@ -15,11 +15,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
-from rich.console import Console
-from rich.text import Text
 
 from tfbuild.cli import app, params
-from tfbuild.cli.output import print_json
+from tfbuild.cli.output import plain, print_json, stdout_console
 from tfbuild.cli.params import either
 
 
@@ -90,7 +88,7 @@ def verify_command(
         timeout=timeout,
         ndk=ndk.absolute() if ndk is not None else None,
     )
-    console = Console(highlight=False, soft_wrap=True, stderr=as_json)
+    console = stdout_console(stderr=as_json)
     result = run_verify(options, console=console)
     if as_json:
         from tfbuild.pipeline.manifest import Manifest
@@ -98,16 +96,16 @@ def verify_command(
         print_json(Manifest.read(out).verify)
     row = "{:<8} {:<12} {:<8} {:<14} {:>10} {:>9}  {}"
     for verdict in result.models:
-        console.print(Text(f"{verdict.model}  ({result.target}, {result.flavour.value})", style="bold"))
-        console.print(Text(row.format("result", "role", "dtype", "shape", "max |diff|", "max rel", "tensor")))
+        console.print(plain(f"{verdict.model}  ({result.target}, {result.flavour.value})", style="bold"))
+        console.print(plain(row.format("result", "role", "dtype", "shape", "max |diff|", "max rel", "tensor")))
         for diff in verdict.diffs:
             shape = "x".join(str(dim) for dim in diff.shape) or "scalar"
             outcome = "ok" if diff.passed else (f"{diff.mismatched} off" if diff.problem is None else "differs")
             figures = (f"{diff.max_abs_diff:.3g}", f"{diff.max_rel_diff:.3g}")
             line = row.format(outcome, diff.role, diff.dtype, shape, *figures, diff.tensor)
-            console.print(Text(line + (f"  ({diff.problem})" if diff.problem else "")))
-    console.print(Text(f"reference: {result.reference}"))
-    console.print(Text(f"target:    {result.runner}"))
-    console.print(Text(f"tolerance: {result.tolerance:g}; recorded in {result.manifest} (verify)"))
+            console.print(plain(line + (f"  ({diff.problem})" if diff.problem else "")))
+    console.print(plain(f"reference: {result.reference}"))
+    console.print(plain(f"target:    {result.runner}"))
+    console.print(plain(f"tolerance: {result.tolerance:g}; recorded in {result.manifest} (verify)"))
     require_pass(result)
-    console.print(Text(f"verify: passed, {sum(len(v.diffs) for v in result.models)} tensor(s) compared"))
+    console.print(plain(f"verify: passed, {sum(len(v.diffs) for v in result.models)} tensor(s) compared"))
