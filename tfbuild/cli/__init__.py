@@ -361,6 +361,8 @@ def _detach_stdout() -> None:
         pass
 
 
+_UNWRAPPED = 100_000
+"""The help's width in a file or a pipe (:data:`tfbuild.cli.output.WIDE`): nothing is wrapped."""
 _READS_BUILD_OPTIONS = frozenset({"build", "workspace", "linkflags", "header"})
 """The commands whose options go through the build's option resolver, so read its variables."""
 
@@ -383,7 +385,10 @@ def _polish_help(command: Any, *, rich: bool = False, shown: str | None = None) 
 
     ``rich``: boxed Rich help (a terminal), with every help text escaped, so the TOML tables it
     names (``[header]``, ``[apps.NAME]``) show instead of being taken for markup. Otherwise plain
-    click help: no boxes, no markup, nothing to escape."""
+    click help: no boxes, no markup, nothing to escape, and no line wrapped (as any command's
+    output in a file or a pipe)."""
+    if not rich:  # plain help in a file or a pipe: no line wrapped, no description cut short
+        command.context_settings = {**command.context_settings, "terminal_width": _UNWRAPPED}
     commands: list[tuple[str, Any]] = [("", command)]
     while commands:
         name, current = commands.pop()
