@@ -47,11 +47,12 @@ def targets_command(
     """List the build targets (toolchains/*.toml): platform, flavours, what the build needs."""
     from tfbuild.toolchain.targets import builds_here, load_targets
 
+    here = {name: builds_here(profile) for name, profile in load_targets().items()}
     if as_json:
         print_json([
             {"name": p.name, "platform": p.platform, "arch": p.arch, "flavours": list(p.flavours),
-             "builds_here": builds_here(p)[0],
-             "builds_here_detail": builds_here(p)[1], "requires": list(p.requires), "description": p.description}
+             "builds_here": here[p.name][0], "builds_here_detail": here[p.name][1], "requires": list(p.requires),
+             "description": p.description}
             for p in load_targets().values()
         ])
         return
@@ -64,9 +65,9 @@ def targets_command(
     table.add_column("builds here")
     table.add_column("description")
     for profile in load_targets().values():
-        here = builds_here(profile)[1]
         table.add_row(
-            profile.name, f"{profile.platform} {profile.arch}", ", ".join(profile.flavours), here, profile.description
+            profile.name, f"{profile.platform} {profile.arch}", ", ".join(profile.flavours), here[profile.name][1],
+            profile.description,
         )
     print_table(_out, table)
 
