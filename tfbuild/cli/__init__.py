@@ -5,7 +5,13 @@ This module owns what is common to all of them: the Typer app, ``--debug``, turn
 :class:`~tfbuild.errors.TfbuildError` into one line on stderr and the error's exit code, and
 the failures no command expects (a closed pipe, a full disk, a tfbuild bug) into one line too,
 with the traceback only under ``--debug``. It also makes the help tell the truth
-(:func:`_polish_help`): flags without a ``<bool>`` type, and each option's environment variables.
+(:func:`_polish_help`): flags without a ``<bool>`` type, values named by what they are (``MODEL``,
+``DIR``, ``N``), each option's environment variables, TOML table names (``[header]``) shown as
+written; boxed on a terminal, plain and unwrapped in a file or a pipe.
+
+Only the invoked command's module is imported (:func:`_register_commands`), rich only when
+something prints through it, pydantic only for values that need validating
+(:mod:`tfbuild.cli.coercion`).
 
 Nothing imported here may import TensorFlow: ``tfbuild --help`` has to start fast.
 """
@@ -76,7 +82,6 @@ def _broken_pipe(console: Console) -> None:
     raise BrokenPipeError(32, "Broken pipe")
 
 
-
 coercion.install()
 _typer_display_type = TyperOption.display_type_rich
 
@@ -104,7 +109,7 @@ def _range(option: TyperOption) -> str | None:
     """A bounded number's range in its metavar's words: ``N >= 1``, not ``x>=1``."""
     name = option.metavar or "x"
     low, high = getattr(option, "min", None), getattr(option, "max", None)
-    if low is None and high is None:
+    if (low is None and high is None) or (option.count and low == 0 and high is None):
         return None
     if high is None:
         return f"{name} >= {low}"
