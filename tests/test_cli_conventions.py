@@ -151,3 +151,9 @@ def test_a_required_source_tree_missing_is_one_clear_line(tmp_path):
     done = subprocess.run([sys.executable, "-m", "tfbuild", "kernels", "Conv2D"], capture_output=True, text=True,
                           cwd=tmp_path, env=env)
     assert str(tmp_path / "tf") in done.stderr  # the file's tree is the one looked at
+
+
+def test_a_mistyped_option_is_not_answered_with_an_old_spelling():
+    done = subprocess.run([sys.executable, "-m", "tfbuild", "linkflags", "--outt", "x"], capture_output=True, text=True)
+    assert done.returncode == 2 and "No such option: --outt" in done.stderr
+    assert "--out)" not in done.stderr and "--out," not in done.stderr, done.stderr

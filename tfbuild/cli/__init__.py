@@ -147,6 +147,30 @@ def _name_values(command: Any) -> None:
                 param.metavar = _value_name(param)
 
 
+def _suggest_visible_options_only() -> None:
+    """A mistyped option is answered with the options the help shows, not with the old
+    spellings kept hidden (``--out``, for ``--out-dir``)."""
+    try:
+        from typer._click.exceptions import NoSuchOption
+        from typer._click.parser import _OptionParser
+    except ImportError:  # another Typer: its own suggestions stay
+        return
+    match = _OptionParser._match_long_opt
+
+    def match_long_opt(parser: Any, opt: str, explicit_value: Any, state: Any) -> None:
+        try:
+            match(parser, opt, explicit_value, state)
+        except NoSuchOption as error:
+            command = getattr(parser.ctx, "command", None)
+            hidden = {name for param in getattr(command, "params", ()) if getattr(param, "hidden", False)
+                      for name in param.opts}
+            error.possibilities = [name for name in error.possibilities or () if name not in hidden]
+            raise
+
+    _OptionParser._match_long_opt = match_long_opt  # type: ignore[method-assign,assignment]
+
+
+_suggest_visible_options_only()
 TyperArgument._usage_display_name = _argument_usage  # type: ignore[method-assign,assignment]
 TyperArgument._rich_display_name = _argument_name  # type: ignore[method-assign,assignment]
 TyperArgument.display_type_rich = lambda argument, ctx: None  # type: ignore[method-assign,assignment]
