@@ -173,6 +173,7 @@ def _suggest_visible_options_only() -> None:
 _suggest_visible_options_only()
 TyperArgument._usage_display_name = _argument_usage  # type: ignore[method-assign,assignment]
 TyperArgument._rich_display_name = _argument_name  # type: ignore[method-assign,assignment]
+TyperArgument.display_name_raw = property(_argument_name)  # type: ignore[assignment,method-assign]
 TyperArgument.display_type_rich = lambda argument, ctx: None  # type: ignore[method-assign,assignment]
 _state = {"debug": False, "broken_pipe": False}
 
