@@ -40,12 +40,12 @@ _runs: dict[Path, ExampleRun] = {}
 
 
 def example_run(tmp_path_factory: pytest.TempPathFactory) -> ExampleRun:
-    """Run ``tfbuild example --out <tmp>`` once per session (per base temp dir) and return it."""
+    """Run ``tfbuild example --out-dir <tmp>`` once per session (per base temp dir) and return it."""
     key = tmp_path_factory.getbasetemp()
     if key not in _runs:
         workdir = tmp_path_factory.mktemp("example-run")
         out_dir = workdir / "out"
-        argv = (sys.executable, "-m", "tfbuild", "example", "--out", str(out_dir))
+        argv = (sys.executable, "-m", "tfbuild", "example", "--out-dir", str(out_dir))
         start = time.monotonic()
         done = subprocess.run(list(argv), capture_output=True, text=True, cwd=workdir)
         _runs[key] = ExampleRun(

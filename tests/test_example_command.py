@@ -45,6 +45,6 @@ def test_example_builds_both_libraries_and_reports_their_sizes(tmp_path_factory)
 def test_example_prints_the_op_table_of_the_model(tmp_path_factory):
     stdout = example_run(tmp_path_factory).check().stdout
     for used in ("ExampleScale", "ExampleClip", "ExampleCount"):
-        assert re.search(rf"[│|] {used} +[│|]", stdout), stdout
+        assert re.search(rf"^{used} +", stdout, re.MULTILINE), stdout  # a pipe: a plain table
     assert "ExampleScaleOp<CPUDevice, int32>" in stdout
     assert "ExampleSquare" not in stdout  # in the library, not in the model

@@ -165,11 +165,11 @@ def test_config_show_table_names_each_origin_with_its_table(project, capsys, mon
     monkeypatch.setenv("COLUMNS", "300")
     assert main(["config", "show", "--local"]) == 0
     table = capsys.readouterr().out
-    assert re.search(r"jobs\s*│\s*3\s*│\s*\S*tfbuild.toml: \[build\] jobs", table)
-    assert re.search(r"mobile_types\s*│\s*full\s*│\s*\S*tfbuild.toml: \[android\] mobile_types", table)
-    assert re.search(r"size_profile\s*│\s*small\s*│\s*\$TFBUILD_SIZE_PROFILE", table)
-    assert re.search(r"local\s*│\s*True\s*│\s*--local", table)
-    assert re.search(r"timeout\s*│\s*-\s*│\s*default", table)
+    assert re.search(r"jobs\s+3\s+\S*tfbuild.toml: \[build\] jobs", table)  # plain: stdout is no terminal
+    assert re.search(r"mobile_types\s+full\s+\S*tfbuild.toml: \[android\] mobile_types", table)
+    assert re.search(r"size_profile\s+small\s+\$TFBUILD_SIZE_PROFILE", table)
+    assert re.search(r"local\s+True\s+--local", table)
+    assert re.search(r"timeout\s+-\s+default", table)
 
 
 def test_defaults_have_one_source(project):
@@ -275,8 +275,8 @@ def test_the_tree_commands_read_source_as_the_build_does(project, capsys, monkey
 
 
 def test_a_bad_value_names_the_layer_it_came_from(project, capsys, monkeypatch):
-    assert main(["config", "show", "--jobs", "0"]) == 2
-    assert "--jobs: expected a positive whole number" in capsys.readouterr().err
+    assert main(["config", "show", "--jobs", "0"]) == 2  # the flag's own range: a usage error naming it
+    assert "'--jobs'" in capsys.readouterr().err
     monkeypatch.setenv("TFBUILD_MOBILE_TYPES", "tiny")
     assert main(["config", "show"]) == 2
     assert "$TFBUILD_MOBILE_TYPES: unknown mobile types 'tiny'" in capsys.readouterr().err

@@ -3,6 +3,10 @@ rest of the repository; broken profiles (tests/invalid_targets) fail with the fi
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -102,3 +106,28 @@ def test_targets_command_lists_every_target(capsys):
     for name in EXPECTED_TARGETS:
         assert name in out
     assert "xcode" in out and "ndk" in out
+
+
+def test_builds_here_says_what_this_machine_has(tmp_path):
+    """``tfbuild targets``: a Linux target builds here only with its compiler on the PATH or a
+    Docker client to run its toolchain image; without either it says what it needs."""
+    bare = tmp_path / "bin"
+    bare.mkdir()
+    (bare / "python").symlink_to(sys.executable)
+    env = {**os.environ, "PATH": str(bare)}
+    env.pop("DOCKER_HOST", None)
+    done = subprocess.run([sys.executable, "-m", "tfbuild", "targets", "--json"], capture_output=True, text=True,
+                          env=env, check=True)
+    targets = {target["name"]: target for target in json.loads(done.stdout)}
+    for name, compiler in (("pi-armv7", "arm-linux-gnueabihf-g++"), ("linux-aarch64", "aarch64-linux-gnu-g++")):
+        assert targets[name]["builds_here"] is False
+        assert compiler in targets[name]["builds_here_detail"] and "Docker" in targets[name]["builds_here_detail"]
+    assert targets["android-arm64"]["builds_here_detail"] == "plan only (needs ndk)"
+
+    tool = bare / "arm-linux-gnueabihf-g++"
+    tool.write_text("#!/bin/sh\n")
+    tool.chmod(0o755)
+    done = subprocess.run([sys.executable, "-m", "tfbuild", "targets", "--json"], capture_output=True, text=True,
+                          env=env, check=True)
+    pi = next(target for target in json.loads(done.stdout) if target["name"] == "pi-armv7")
+    assert pi["builds_here"] is True and pi["builds_here_detail"] == "yes (arm-linux-gnueabihf-g++)"

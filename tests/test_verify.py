@@ -542,7 +542,7 @@ def verify_section(out: Path) -> dict:
 @pytest.mark.tensorflow
 @pytest.mark.compiler
 def test_verify_passes_on_the_example_op_library(good_build):
-    done = tfbuild("verify", "--out", str(good_build))
+    done = tfbuild("verify", "--out-dir", str(good_build))  # the others keep the old spelling, --out
     assert done.returncode == 0, done.stdout + done.stderr[-3000:]
     assert "verify: passed, 4 tensor(s) compared" in done.stdout
     record = verify_section(good_build)

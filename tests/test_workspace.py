@@ -159,12 +159,22 @@ def test_refuses_damaged_markers():
 
 
 def test_cli_writes_the_block_and_prints_it(tree, android, capsys, monkeypatch):
-    monkeypatch.chdir(tree)
+    monkeypatch.chdir(tree.parent)
+    monkeypatch.setenv("TFBUILD_SOURCE", str(tree))  # --source resolves as for every command
     code = main(["workspace", "--sdk", str(android.sdk), "--ndk", str(android.ndk), "--api-level", "23"])
     out = capsys.readouterr().out
     assert code == 0
     assert BEGIN_MARKER in out and f"wrote {tree / 'WORKSPACE'}" in out
     assert "api_level = 23," in (tree / "WORKSPACE").read_text()
+
+
+def test_cli_without_a_source_tree_says_how_to_give_one(android, capsys, monkeypatch, tmp_path):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("TFBUILD_SOURCE", raising=False)
+    monkeypatch.delenv("TFBUILD_CONFIG", raising=False)
+    assert main(["workspace", "--sdk", str(android.sdk), "--ndk", str(android.ndk)]) == 2
+    err = capsys.readouterr().err
+    assert "no TensorFlow source tree given" in err and "--source" in err
 
 
 def test_cli_refuses_a_missing_ndk_in_one_line(tree, android, capsys, tmp_path):

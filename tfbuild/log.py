@@ -16,8 +16,10 @@ import os
 import threading
 import time
 from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING
 
-from rich.console import Console
+if TYPE_CHECKING:
+    from rich.console import Console
 
 # -- how much tfbuild says: -q (errors, results, step start and end lines), default, -v (also what
 # tools print on the side, such as TensorFlow's C++ start-up lines); set once by the CLI's root

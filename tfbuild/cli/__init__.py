@@ -4,10 +4,15 @@ Each command module parses its options into a typed object and calls one library
 This module owns what is common to all of them: the Typer app, ``--debug``, turning
 :class:`~tfbuild.errors.TfbuildError` into one line on stderr and the error's exit code, and
 the failures no command expects (a closed pipe, a full disk, a tfbuild bug) into one line too,
-with the traceback only under ``--debug``. It also makes the help tell the truth: flags without
-a ``<bool>`` type, values named (``PATH``, ``N``) rather than typed (:func:`_display_type`).
-The build options' flags, with their environment variables and ``tfbuild.toml`` keys in their
-help, are made from their declarations (:mod:`tfbuild.cli.option_flags`).
+with the traceback only under ``--debug``. It also makes the help tell the truth
+(:func:`_polish_help`): flags without a ``<bool>`` type, values named by what they are (``MODEL``,
+``DIR``, ``N``), each option's environment variables, TOML table names (``[header]``) shown as
+written; boxed on a terminal, plain and unwrapped in a file or a pipe.
+
+Only the invoked command's module is imported (:func:`_register_commands`), rich only when
+something prints through it, pydantic only for values that need validating
+(:mod:`tfbuild.cli.coercion`). The build options' flags, with their environment variables and
+``tfbuild.toml`` keys in their help, are made from their declarations (:mod:`tfbuild.cli.option_flags`).
 
 Nothing imported here may import TensorFlow: ``tfbuild --help`` has to start fast.
 """
@@ -17,18 +22,16 @@ from __future__ import annotations
 import functools
 import importlib
 import os
-import re
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import typer
 import typer.main
-from rich.console import Console
-from rich.markup import escape
-from typer.core import TyperArgument, TyperOption
+from typer.core import TyperArgument, TyperCommand, TyperGroup, TyperOption
 
 from tfbuild import __version__
+from tfbuild.cli import coercion
 from tfbuild.errors import TfbuildError
 from tfbuild.log import NORMAL, QUIET, VERBOSE, set_level
 
@@ -40,7 +43,36 @@ app = typer.Typer(
     add_completion=True,
 )
 
-stderr = Console(stderr=True, highlight=False, soft_wrap=True)
+if TYPE_CHECKING:
+    from rich.console import Console
+
+
+def patch_rich() -> None:
+    """Make rich report a closed stdout to :func:`main` (:func:`_broken_pipe`); called before any
+    console prints (rich is imported only by commands that print through it)."""
+    from rich.console import Console
+
+    Console.on_broken_pipe = _broken_pipe  # type: ignore[method-assign,assignment]
+
+
+class _LazyConsole:
+    """A rich console made on first use: a run that prints nothing through it (``tfbuild header``
+    with no notes) does not import rich."""
+
+    def __init__(self, **settings: Any) -> None:
+        self._settings = settings
+        self._console: Console | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        if self._console is None:
+            from rich.console import Console
+
+            patch_rich()
+            self._console = Console(**self._settings)
+        return getattr(self._console, name)
+
+
+stderr = cast("Console", _LazyConsole(stderr=True, highlight=False, soft_wrap=True))
 
 
 def _broken_pipe(console: Console) -> None:
@@ -51,33 +83,99 @@ def _broken_pipe(console: Console) -> None:
     raise BrokenPipeError(32, "Broken pipe")
 
 
-Console.on_broken_pipe = _broken_pipe  # type: ignore[method-assign,assignment]
-
+coercion.install()
 _typer_display_type = TyperOption.display_type_rich
-_typer_argument_type = TyperArgument.display_type_rich
-_VALUE_NAMES = {"path": "PATH", "str": "TEXT", "int": "N", "float": "NUMBER"}
-
-
-def _value_name(shown: str | None) -> str | None:
-    """What a value is called in help, not its Python type: ``PATH`` for ``<list[Path]>``."""
-    match = re.fullmatch(r"<(?:list\[)?(\w+)\]?>", shown or "")
-    if match is None:
-        return shown
-    return _VALUE_NAMES.get(match.group(1).lower(), match.group(1).upper())
 
 
 def _display_type(option: TyperOption, ctx: Any) -> str | None:
-    """Typer shows a flag's type as ``<bool>``, as if it took a value; a flag shows none, and
-    an option without a metavar of its own shows the name of its value (``PATH``, ``N``)."""
-    return None if option.is_flag else _value_name(_typer_display_type(option, ctx))
-
-
-def _display_argument_type(argument: TyperArgument, ctx: Any) -> str | None:
-    return _value_name(_typer_argument_type(argument, ctx))
+    """Typer shows a flag's type as ``<bool>``, as if it took a value; a flag shows none."""
+    return None if option.is_flag else _typer_display_type(option, ctx)
 
 
 TyperOption.display_type_rich = _display_type  # type: ignore[method-assign,assignment]
-TyperArgument.display_type_rich = _display_argument_type  # type: ignore[method-assign,assignment]
+
+
+def _argument_name(argument: TyperArgument) -> str:
+    """An argument by its metavar (``MODEL``), ``...`` when it repeats: not Typer's
+    ``{models}...`` or ``models... <list[Path]>``."""
+    name = argument.metavar or (argument.name or "").upper()
+    return name + ("..." if argument.nargs != 1 else "")
+
+
+def _argument_usage(argument: TyperArgument) -> str:
+    return _argument_name(argument) if argument.required else f"[{_argument_name(argument)}]"
+
+
+def _range(option: TyperOption) -> str | None:
+    """A bounded number's range in its metavar's words: ``N >= 1``, not ``x>=1``."""
+    name = option.metavar or "x"
+    low, high = getattr(option, "min", None), getattr(option, "max", None)
+    if (low is None and high is None) or (option.count and low == 0 and high is None):
+        return None
+    if high is None:
+        return f"{name} >= {low}"
+    return f"{name} <= {high}" if low is None else f"{low} <= {name} <= {high}"
+
+
+TyperOption._get_number_range_help_str = _range  # type: ignore[method-assign,assignment]
+
+
+def _value_name(param: Any) -> str:
+    """The metavar of an option declared without one, from what its value is: ``PATH``, ``N``,
+    ``SECONDS``, ``URL``, ``NAME``; never its Python type."""
+    annotation = param.type_descriptor.annotation
+    if getattr(annotation, "__origin__", None) is list:
+        annotation = annotation.__args__[0]
+    words = "-".join(param.opts)
+    if isinstance(annotation, type) and issubclass(annotation, os.PathLike):
+        return "DIR" if any(word in words for word in ("dir", "sdk", "ndk", "source")) else "PATH"
+    if annotation is int:
+        return "N"
+    if annotation is float:
+        return "SECONDS" if "timeout" in words else "NUMBER"
+    return "URL" if "cache" in words or "url" in words else "NAME"
+
+
+def _name_values(command: Any) -> None:
+    """Give every option that takes a value and has no metavar one (:func:`_value_name`)."""
+    commands = [command]
+    while commands:
+        current = commands.pop()
+        if isinstance(current, TyperGroup):
+            commands.extend(current.commands.values())
+        for param in current.params:
+            if isinstance(param, TyperOption) and not param.is_flag and not param.count and param.metavar is None:
+                param.metavar = _value_name(param)
+
+
+def _suggest_visible_options_only() -> None:
+    """A mistyped option is answered with the options the help shows, not with the old
+    spellings kept hidden (``--out``, for ``--out-dir``)."""
+    try:
+        from typer._click.exceptions import NoSuchOption
+        from typer._click.parser import _OptionParser
+    except ImportError:  # another Typer: its own suggestions stay
+        return
+    match = _OptionParser._match_long_opt
+
+    def match_long_opt(parser: Any, opt: str, explicit_value: Any, state: Any) -> None:
+        try:
+            match(parser, opt, explicit_value, state)
+        except NoSuchOption as error:
+            command = getattr(parser.ctx, "command", None)
+            hidden = {name for param in getattr(command, "params", ()) if getattr(param, "hidden", False)
+                      for name in param.opts}
+            error.possibilities = [name for name in error.possibilities or () if name not in hidden]
+            raise
+
+    _OptionParser._match_long_opt = match_long_opt  # type: ignore[method-assign,assignment]
+
+
+_suggest_visible_options_only()
+TyperArgument._usage_display_name = _argument_usage  # type: ignore[method-assign,assignment]
+TyperArgument._rich_display_name = _argument_name  # type: ignore[method-assign,assignment]
+TyperArgument.display_name_raw = property(_argument_name)  # type: ignore[assignment,method-assign]
+TyperArgument.display_type_rich = lambda argument, ctx: None  # type: ignore[method-assign,assignment]
 _state = {"debug": False, "broken_pipe": False}
 
 
@@ -103,28 +201,55 @@ def _root(
     set_level(QUIET if quiet else VERBOSE if verbose else NORMAL)
 
 
-@functools.cache
-def _register_commands() -> None:
-    """Add every command to ``app``, once, in the order ``--help`` lists them.
+_MODULES = {
+    "analyze": "analysis_commands", "header": "analysis_commands",
+    "targets": "build_commands", "workspace": "build_commands", "linkflags": "build_commands",
+    "build": "build_commands",
+    "edit": "edit_commands", "check": "edit_commands", "protobuf": "edit_commands",
+    "compat": "compat_commands", "example": "example_commands",
+    "source": "source_commands", "kernels": "source_commands",
+    "verify": "verify_commands", "report": "report_commands", "aar": "android_commands",
+    "config": "config_commands", "plan": "config_commands", "toolchain": "toolchain_commands",
+    "memmap": "memmap_commands",
+}
+"""Each command (or command group) by the module that declares it, in the order ``--help`` lists them."""
+_registered: set[str] = set()
 
-    ``build_commands`` and ``toolchain_commands`` define plain functions and a sub-app, added
-    here by name. The other command modules add their commands to ``app`` themselves when
-    imported. Every module keeps its TensorFlow (and other heavy) imports inside the command
-    bodies.
+
+def _register_commands(names: tuple[str, ...] | None = None) -> None:
+    """Add the commands ``names`` (default: every command) to ``app``, once each, in the order
+    ``--help`` lists them.
+
+    Only the module of the command that runs is imported (``tfbuild header`` loads none of the
+    build's modules): start-up is mostly imports. ``build_commands`` and ``toolchain_commands``
+    define plain functions and a sub-app, added here by name. The other command modules add their
+    commands to ``app`` themselves when imported. Every module keeps its TensorFlow (and other
+    heavy) imports inside the command bodies.
     """
-    from tfbuild.cli import build_commands, toolchain_commands
+    for module in dict.fromkeys(_MODULES[name] for name in (names or _MODULES)):
+        if module in _registered:
+            continue
+        _registered.add(module)
+        if module == "build_commands":
+            from tfbuild.cli import build_commands
 
-    importlib.import_module("tfbuild.cli.analysis_commands")
-    app.command("targets")(build_commands.targets_command)
-    app.command("workspace")(build_commands.workspace_command)
-    app.command("linkflags")(build_commands.linkflags_command)
-    app.command("build")(build_commands.build_command)
-    for name in (
-        "edit_commands", "compat_commands", "example_commands", "source_commands", "verify_commands", "report_commands",
-        "android_commands", "config_commands", "memmap_commands",
-    ):
-        importlib.import_module(f"tfbuild.cli.{name}")
-    app.add_typer(toolchain_commands.toolchain_app, name="toolchain")
+            app.command("targets")(build_commands.targets_command)
+            app.command("workspace")(build_commands.workspace_command)
+            app.command("linkflags")(build_commands.linkflags_command)
+            app.command("build")(build_commands.build_command)
+        elif module == "toolchain_commands":
+            from tfbuild.cli import toolchain_commands
+
+            app.add_typer(toolchain_commands.toolchain_app, name="toolchain")
+        else:
+            importlib.import_module(f"tfbuild.cli.{module}")
+    order = list(_MODULES)
+
+    def place(name: str | None) -> int:
+        return order.index(name) if name in order else len(order)
+
+    app.registered_commands.sort(key=lambda command: place(command.name))
+    app.registered_groups.sort(key=lambda group: place(group.name))
     _let_interrupts_through(app)
 
 
@@ -134,6 +259,9 @@ class _Interrupted(Exception):
 
 
 def _interruptible(command: Callable[..., Any]) -> Callable[..., Any]:
+    if getattr(command, "_tfbuild_interruptible", False):
+        return command
+
     @functools.wraps(command)  # Typer reads the options from the wrapped signature
     def run(*args: Any, **kwargs: Any) -> Any:
         try:
@@ -141,6 +269,7 @@ def _interruptible(command: Callable[..., Any]) -> Callable[..., Any]:
         except KeyboardInterrupt as interrupt:
             raise _Interrupted() from interrupt
 
+    run._tfbuild_interruptible = True  # type: ignore[attr-defined]
     return run
 
 
@@ -164,7 +293,14 @@ def main(argv: list[str] | None = None) -> int:
     line each. Anything else is a tfbuild bug and keeps its traceback.
     """
     try:
-        command = _command()
+        args = sys.argv[1:] if argv is None else argv
+        command = _command(_command_named(args))
+        if "rich.console" in sys.modules:  # a command module printing through rich imported it
+            patch_rich()
+        if _asks_for_help(args):
+            _polish_help(command, rich=_is_terminal(sys.stdout), shown=_command_named(args))
+        else:  # a usage error goes to stderr: boxed there only on a terminal
+            command.rich_markup_mode = "rich" if _is_terminal(sys.stderr) else None
         command.main(args=argv, prog_name="tfbuild")
         code = 0
     except SystemExit as done:
@@ -174,6 +310,8 @@ def main(argv: list[str] | None = None) -> int:
     except TfbuildError as error:
         if _state["debug"]:
             raise
+        from rich.markup import escape
+
         # escaped: messages name config keys ("[android] ndk"), which are not markup
         stderr.print(f"[bold red]error:[/] {escape(error.one_line())}", markup=True)
         _print_notes(error)
@@ -193,12 +331,34 @@ def main(argv: list[str] | None = None) -> int:
     return code
 
 
+_ROOT_FLAGS = frozenset({"--debug", "-q", "--quiet", "-v", "--verbose"})
+
+
+def _command_named(args: list[str]) -> str | None:
+    """The command ``args`` run (``header`` in ``tfbuild -q header m.pb``), or None when they
+    name none, or the shell's completion asks: then every command is needed."""
+    if any(name.startswith("_TFBUILD_COMPLETE") for name in os.environ):
+        return None
+    for arg in args:
+        if arg not in _ROOT_FLAGS:
+            return arg if arg in _MODULES else None
+    return None
+
+
 @functools.cache
-def _command() -> Any:
-    """The click command Typer makes of the app, made once per process (making it reads every
-    command's signature: most of a quick command's time when a test calls :func:`main` often)."""
-    _register_commands()
-    return typer.main.get_command(app)
+def _command(name: str | None = None) -> Any:
+    """The click command Typer makes of the app with command ``name`` (default: every command),
+    made once per process and name (making it reads the commands' signatures: most of a quick
+    command's time when a test calls :func:`main` often)."""
+    _register_commands((name,) if name is not None else None)
+    command = typer.main.get_command(app)
+    _name_values(command)
+    return command
+
+
+def _asks_for_help(args: list[str]) -> bool:
+    """Whether the help will be printed: the only time it needs :func:`_polish_help`."""
+    return not args or "--help" in args or args[-1:] in (["config"], ["toolchain"], ["protobuf"], ["edit"])
 
 
 def _unexpected(failure: Exception) -> int:
@@ -230,6 +390,48 @@ def _detach_stdout() -> None:
         os.dup2(devnull, sys.stdout.fileno())
     except (OSError, ValueError):
         pass
+
+
+_UNWRAPPED = 100_000
+"""The help's width in a file or a pipe (:data:`tfbuild.cli.output.WIDE`): nothing is wrapped."""
+
+
+def _is_terminal(stream: Any) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False
+
+
+def _polish_help(command: Any, *, rich: bool = False, shown: str | None = None) -> None:
+    """Make every command's help read as it should where it is shown (flags lose their
+    ``<bool>`` in :func:`_display_type`; the build options' variables and ``tfbuild.toml`` keys
+    are in their help already, from their declarations: :mod:`tfbuild.cli.option_flags`).
+
+    ``rich``: boxed Rich help (a terminal), with every help text escaped, so the TOML tables it
+    names (``[header]``, ``[apps.NAME]``) show instead of being taken for markup. Otherwise plain
+    click help: no boxes, no markup, nothing to escape, and no line wrapped (as any command's
+    output in a file or a pipe)."""
+    if not rich:  # plain help in a file or a pipe: no line wrapped, no description cut short
+        command.context_settings = {**command.context_settings, "terminal_width": _UNWRAPPED}
+    commands: list[tuple[str, Any]] = [("", command)]
+    while commands:
+        _name, current = commands.pop()
+        if isinstance(current, TyperGroup):
+            commands.extend(current.commands.items())
+        if isinstance(current, TyperGroup | TyperCommand):
+            current.rich_markup_mode = "rich" if rich else None
+        if getattr(current, "_tfbuild_polished", False):
+            continue
+        current._tfbuild_polished = True
+        texts = [param for param in current.params if isinstance(param, TyperOption | TyperArgument)]
+        if rich:
+            from rich.markup import escape
+
+            for item in (current, *texts):
+                for attribute in ("help", "short_help"):
+                    if getattr(item, attribute, None):
+                        setattr(item, attribute, escape(getattr(item, attribute)))
 
 
 def _print_notes(error: BaseException | None) -> None:

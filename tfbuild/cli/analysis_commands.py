@@ -13,17 +13,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import typer
-from rich.console import Console
-from rich.markup import escape
-from rich.table import Table
-from rich.text import Text
 
 from tfbuild.cli import app, stderr
 from tfbuild.cli.option_flags import resolve, takes_options
+from tfbuild.cli.output import print_table, stdout_console
 from tfbuild.errors import OutputPathError, PreflightError
 from tfbuild.pipeline.options import DEFAULT_OPS, GRANULARITY, SOURCE, Flags
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from tfbuild.model.analysis import Analysis
     from tfbuild.model.header import HeaderOptions
 
@@ -34,7 +33,7 @@ _MODELS_HELP = (
 _OP_LIBRARY_HELP = (
     "Custom-op library (.so) to load first, so the app's own kernels are found. Repeatable."
 )
-_CONFIG_HELP = escape(
+_CONFIG_HELP = (
     "tfbuild.toml whose [header] table and [build] source to read (default: ./tfbuild.toml, or $TFBUILD_CONFIG)."
 )
 _STRICT_HELP = "Fail (exit 5) when a node has no CPU kernel, instead of only reporting it."
@@ -50,12 +49,12 @@ _SIGNATURE_HELP = (
 
 @app.command("analyze")
 def analyze(
-    models: list[Path] = typer.Argument(..., help=_MODELS_HELP, show_default=False),
-    op_library: list[Path] | None = typer.Option(None, "--op-library", help=_OP_LIBRARY_HELP),
+    models: list[Path] = typer.Argument(..., metavar="MODEL", help=_MODELS_HELP, show_default=False),
+    op_library: list[Path] | None = typer.Option(None, "--op-library", metavar="PATH", help=_OP_LIBRARY_HELP),
     as_json: bool = typer.Option(False, "--json", help="Print a machine-readable JSON document."),
     strict: bool = typer.Option(False, "--strict", help=_STRICT_HELP),
-    tag: list[str] | None = typer.Option(None, "--tag", help=_TAG_HELP),
-    signature: str | None = typer.Option(None, "--signature", help=_SIGNATURE_HELP),
+    tag: list[str] | None = typer.Option(None, "--tag", metavar="TAG", help=_TAG_HELP),
+    signature: str | None = typer.Option(None, "--signature", metavar="NAME", help=_SIGNATURE_HELP),
 ) -> None:
     """List the ops and kernel classes the models need, and the nodes no kernel covers."""
     from tfbuild.model.analysis import analyze_models
@@ -65,7 +64,7 @@ def analyze(
     if as_json:
         typer.echo(json.dumps(analysis.to_dict(), indent=2))
     else:
-        _print_tables(analysis, Console(highlight=False))
+        _print_tables(analysis, stdout_console())
     _fail_if_strict(analysis, strict)
 
 
@@ -78,13 +77,13 @@ def analyze(
              "installed TensorFlow's; class names differ between TF versions (default: the installed TensorFlow's)."),
 )
 def header(
-    models: list[Path] = typer.Argument(..., help=_MODELS_HELP, show_default=False),
-    output: Path = typer.Option(..., "-o", "--output", help="Where to write ops_to_register.h."),
+    models: list[Path] = typer.Argument(..., metavar="MODEL", help=_MODELS_HELP, show_default=False),
+    output: Path = typer.Option(..., "-o", "--output", metavar="PATH", help="Where to write ops_to_register.h."),
     flags: Flags = Flags(),  # noqa: B008 (the flags of the declarations above: takes_options fills it)
-    op_library: list[Path] | None = typer.Option(None, "--op-library", help=_OP_LIBRARY_HELP),
+    op_library: list[Path] | None = typer.Option(None, "--op-library", metavar="PATH", help=_OP_LIBRARY_HELP),
     strict: bool = typer.Option(False, "--strict", help=_STRICT_HELP),
-    tag: list[str] | None = typer.Option(None, "--tag", help=_TAG_HELP),
-    signature: str | None = typer.Option(None, "--signature", help=_SIGNATURE_HELP),
+    tag: list[str] | None = typer.Option(None, "--tag", metavar="TAG", help=_TAG_HELP),
+    signature: str | None = typer.Option(None, "--signature", metavar="NAME", help=_SIGNATURE_HELP),
     config: Path | None = typer.Option(
         None, "--config", metavar="PATH", help=_CONFIG_HELP
     ),
@@ -104,13 +103,14 @@ def header(
 
         analysis, retargeted = retarget_to_tree(analysis, source)
         for note in retarget_notes(retargeted):
-            stderr.print(Text(f"note: {note}"))
+            stderr.print(f"note: {note}", markup=False, highlight=False)
     _fail_if_strict(analysis, strict)
     written = write_header(analysis, output, options)
     for problem in analysis.problems:
-        stderr.print(Text(f"warning: {problem.model}: {problem.op} {problem.node}: {problem.message}"))
+        stderr.print(f"warning: {problem.model}: {problem.op} {problem.node}: {problem.message}",
+                     markup=False, highlight=False)
     for note in analysis.notes():
-        stderr.print(Text(f"note: {note}"))
+        stderr.print(f"note: {note}", markup=False, highlight=False)
     _print_written_header(written, analysis, options, as_json=as_json)
 
 
@@ -150,13 +150,16 @@ def _fail_if_strict(analysis: Analysis, strict: bool) -> None:
 
 def _print_tables(analysis: Analysis, console: Console) -> None:
     """Model names and kernel classes come from files: rendered as Text, never as markup."""
+    from rich.table import Table
+    from rich.text import Text
+
     models = Table(title="Models", title_justify="left")
     for column in ("path", "format", "sha256"):
         models.add_column(column, overflow="fold")
     for model in analysis.models:
         scope = f" ({model.scope})" if model.scope else ""
         models.add_row(Text(str(model.path)), Text(model.format + scope), model.sha256[:16])
-    console.print(models)
+    print_table(console, models)
     for note in analysis.notes():
         console.print(Text(f"Note: {note}"))
     if analysis.ops:
@@ -165,6 +168,9 @@ def _print_tables(analysis: Analysis, console: Console) -> None:
 
 
 def _print_ops(analysis: Analysis, console: Console) -> None:
+    from rich.table import Table
+    from rich.text import Text
+
     ops = Table(title=f"Ops ({analysis.tensorflow_version} kernel names)", title_justify="left")
     for column in ("op", "kernel classes", "dtypes", "nodes", "models"):
         ops.add_column(column, justify="right" if column == "nodes" else "left", overflow="fold")
@@ -177,16 +183,19 @@ def _print_ops(analysis: Analysis, console: Console) -> None:
             str(requirement.node_count),
             Text("\n".join(requirement.models)),
         )
-    console.print(ops)
+    print_table(console, ops)
 
 
 def _print_problems(analysis: Analysis, console: Console) -> None:
+    from rich.table import Table
+    from rich.text import Text
+
     if analysis.problems:
         problems = Table(title="Problems: nodes without a CPU kernel", title_justify="left")
         for column in ("op", "node", "model", "problem"):
             problems.add_column(column, overflow="fold")
         for problem in analysis.problems:
             problems.add_row(*(Text(v) for v in (problem.op, problem.node, problem.model, problem.message)))
-        console.print(problems)
+        print_table(console, problems)
     else:
         console.print("No problems: every node has a CPU kernel.")

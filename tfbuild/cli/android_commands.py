@@ -10,17 +10,19 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
-from rich.console import Console
 
 from tfbuild.cli import app
+from tfbuild.cli.output import lazy_console
 
-_plain = Console(highlight=False, soft_wrap=True)
+_plain = lazy_console()
 
 
 @app.command("aar")
 def aar_command(
-    builds: list[Path] = typer.Argument(..., help="Output directories of Android builds (one per ABI)."),
-    output: Path = typer.Option(..., "-o", "--output", help="The .aar file to write."),
+    builds: list[Path] = typer.Argument(
+        ..., metavar="DIR", show_default=False, help="Output directories of Android builds (one per ABI)."
+    ),
+    output: Path = typer.Option(..., "-o", "--output", metavar="PATH", help="The .aar file to write."),
 ) -> None:
     """Assemble an AAR (manifest, classes.jar, jni/<abi>/lib*.so, R.txt, proguard.txt) from Android builds."""
     from tfbuild.pipeline.android.aar import build_aar

@@ -14,11 +14,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import typer
-from rich.console import Console
-from rich.table import Table
 
-from tfbuild.cli.option_flags import resolve, takes_options
-from tfbuild.cli.output import print_json, print_table, stdout_console
+from tfbuild.cli.option_flags import require_source, resolve, takes_options
+from tfbuild.cli.output import lazy_console, print_heading, print_json, print_table, real_console
+from tfbuild.cli.params import either
 from tfbuild.pipeline.options import (
     API_LEVEL,
     BUILD_TOOLS,
@@ -35,9 +34,9 @@ from tfbuild.pipeline.options import (
 if TYPE_CHECKING:
     from tfbuild.pipeline.run import BuildResult
 
-_out = stdout_console()
-_plain = stdout_console(markup=False)
-_err = Console(stderr=True, highlight=False, soft_wrap=True)
+_out = lazy_console()
+_plain = lazy_console(markup=False)
+_err = lazy_console(stderr=True)
 
 
 def _options(flags: Flags, config: Path | None, *, require_target: bool = True) -> BuildOptions:
@@ -53,15 +52,19 @@ def targets_command(
     as_json: bool = typer.Option(False, "--json", help="Print the targets as JSON."),
 ) -> None:
     """List the build targets (toolchains/*.toml): platform, flavours, what the build needs."""
-    from tfbuild.toolchain.targets import load_targets
+    from tfbuild.toolchain.targets import builds_here, load_targets
 
+    here = {name: builds_here(profile) for name, profile in load_targets().items()}
     if as_json:
         print_json([
             {"name": p.name, "platform": p.platform, "arch": p.arch, "flavours": list(p.flavours),
-             "builds_here": p.runnable_here, "requires": list(p.requires), "description": p.description}
+             "builds_here": here[p.name][0], "builds_here_detail": here[p.name][1], "requires": list(p.requires),
+             "description": p.description}
             for p in load_targets().values()
         ])
         return
+    from rich.table import Table
+
     table = Table(title="tfbuild targets")
     table.add_column("target", no_wrap=True)
     table.add_column("platform", no_wrap=True)
@@ -69,21 +72,20 @@ def targets_command(
     table.add_column("builds here")
     table.add_column("description")
     for profile in load_targets().values():
-        here = "yes" if profile.runnable_here else f"plan only (needs {', '.join(profile.requires)})"
         table.add_row(
-            profile.name, f"{profile.platform} {profile.arch}", ", ".join(profile.flavours), here, profile.description
+            profile.name, f"{profile.platform} {profile.arch}", ", ".join(profile.flavours), here[profile.name][1],
+            profile.description,
         )
     print_table(_out, table)
 
 
-@takes_options(SDK, NDK, API_LEVEL, BUILD_TOOLS, NDK_API_LEVEL,
-               (SOURCE, "TensorFlow tree (default: the current directory)."))
+@takes_options(SDK, NDK, API_LEVEL, BUILD_TOOLS, NDK_API_LEVEL, (SOURCE, "TensorFlow tree."))
 def workspace_command(flags: Flags, config: Path | None = _CONFIG) -> None:
     """Add the Android SDK/NDK repositories to a TensorFlow tree's WORKSPACE (between markers)."""
     from tfbuild.pipeline.workspace import write_android_workspace
 
     options = _options(flags, config, require_target=False)
-    update = write_android_workspace(options.source or Path.cwd(), options.android)
+    update = write_android_workspace(require_source(options.source), options.android)
     _plain.print(update.block, end="")
     _plain.print(f"wrote {update.path}")
 
@@ -96,8 +98,9 @@ def linkflags_command(
         help="Directory holding the built libraries (default: the build's output directory).",
     ),
     out: Path | None = typer.Option(
-        None, "--out", metavar="PATH", help="Where to write the snippets (default: --artifacts)."
+        None, "--out-dir", metavar="DIR", help="Where to write the snippets (default: --artifacts)."
     ),
+    out_alias: Path | None = typer.Option(None, "--out", hidden=True),
     export: list[str] = typer.Option(
         [], "--export", metavar="SYMBOL",
         help="A shared library exports only this symbol or pattern (repeat; e.g. 'myapp_*'): "
@@ -114,15 +117,16 @@ def linkflags_command(
     options = _options(flags, config)
     profile = get_target(options.target)
     artifacts_dir = artifacts.resolve() if artifacts is not None else options.output_dir
+    out = either(out, out_alias, "--out-dir", "--out")
     out_dir = out.resolve() if out is not None else artifacts_dir
     exports = requested_exports(tuple(export), jni=jni)
     inputs = link_inputs(profile, artifacts_dir, source=options.source, exports=exports, out_dir=out_dir)
     snippets = render_link_snippets(profile, inputs)
     if inputs.exports is not None:
-        _out.rule(inputs.exports.file.file_name)
+        print_heading(_out, inputs.exports.file.file_name)
         _plain.print(inputs.exports.file.text, end="")
     for snippet in snippets:
-        _out.rule(snippet.file_name)
+        print_heading(_out, snippet.file_name)
         _plain.print(snippet.text, end="")
     export_path = write_export_file(inputs)
     written = write_link_snippets(snippets, out_dir)
@@ -145,7 +149,7 @@ def build_command(
     from tfbuild.pipeline.run import run_build
 
     options = _options(flags, config)
-    result = run_build(options, console=None if options.dry_run else _err if as_json else _out)
+    result = run_build(options, console=None if options.dry_run else real_console(_err if as_json else _out))
     if as_json:
         _print_build_json(result)
         return
@@ -154,6 +158,8 @@ def build_command(
         return
     for note in result.notes:
         _plain.print(f"note: {note}")
+    from rich.table import Table
+
     table = Table(title=f"{result.plan.target} ({result.plan.flavour})")
     for column in ("artifact", "bytes"):
         table.add_column(column)

@@ -11,24 +11,26 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
-from rich.console import Console
-from rich.text import Text
 
 from tfbuild.cli import app
 from tfbuild.cli.option_flags import source_tree, takes_options
-from tfbuild.cli.output import print_json
+from tfbuild.cli.output import plain, print_json, stdout_console
 from tfbuild.errors import TfbuildError
 from tfbuild.pipeline.options import SOURCE, Flags
 
 
 @app.command("compat")
 @takes_options((
-    SOURCE, "The TensorFlow checkout whose runtime will run it (default: the current directory)."
+    SOURCE, "The TensorFlow checkout whose runtime will run it."
 ))
 def compat(
-    model: Path = typer.Argument(..., help="A GraphDef (.pb binary or .pbtxt text), e.g. a frozen model."),
+    model: Path = typer.Argument(
+        ..., metavar="MODEL", help="A GraphDef (.pb binary or .pbtxt text), e.g. a frozen model."
+    ),
     flags: Flags = Flags(),  # noqa: B008 (--source: takes_options makes it)
-    output: Path = typer.Option(..., "-o", "--output", help="Where to write the copy (same format as MODEL)."),
+    output: Path = typer.Option(
+        ..., "-o", "--output", metavar="PATH", help="Where to write the copy (same format as MODEL)."
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print what was checked, removed and written as JSON."),
 ) -> None:
     """Write a copy of MODEL without the attrs the tree's op definitions lack, where their values
@@ -41,9 +43,9 @@ def compat(
         "model": model, "output": output, "tf_version": plan.tf_version, "op_defs": plan.op_defs_origin,
         "checked_nodes": plan.checked_nodes, "problems": plan.problems, "notes": plan.notes,
     }
-    out = Console(highlight=False, soft_wrap=True, stderr=as_json)
+    out = stdout_console(stderr=as_json)
     for line in plan.lines():
-        out.print(Text(line))
+        out.print(plain(line))
     try:
         require_fixable(plan)
     except TfbuildError:
@@ -52,6 +54,6 @@ def compat(
         raise
     written = write_compat_copy(plan)
     for line in written.lines:
-        out.print(Text(line))
+        out.print(plain(line))
     if as_json:
         print_json({**summary, "written": True, "removed": written.removed, "nodes": written.nodes})

@@ -13,9 +13,6 @@ import os
 from pathlib import Path
 
 import typer
-from rich.markup import escape
-from rich.table import Table
-from rich.text import Text
 
 from tfbuild.cli import app
 from tfbuild.cli.option_flags import resolve, takes_options
@@ -25,7 +22,6 @@ from tfbuild.pipeline.options import CONFIG_FILE_NAME, ENV_CONFIG, OPTIONS, Flag
 config_app = typer.Typer(help="Show the options tfbuild resolves from tfbuild.toml and the environment.",
                          no_args_is_help=True)
 app.add_typer(config_app, name="config")
-_out = stdout_console()
 
 
 @config_app.command("show")
@@ -48,12 +44,15 @@ def show_command(
         }
         typer.echo(json.dumps(payload, indent=2, default=str))
         return
-    table = Table(title=escape(f"tfbuild options ({resolved.config_path or 'no tfbuild.toml'})"))
+    from rich.table import Table
+    from rich.text import Text
+
+    table = Table(title=Text(f"tfbuild options ({resolved.config_path or 'no tfbuild.toml'})"))
     for column in ("option", "value", "from"):
         table.add_column(column, overflow="fold")
     for name, value, origin in rows:  # values and origins ("[build] jobs") are text, not markup
         table.add_row(Text(name), Text(_text(value)), Text(origin), style=None if origin != "default" else "dim")
-    _out.print(table)
+    print_table(stdout_console(), table)
 
 
 def _text(value: object) -> str:
@@ -67,7 +66,7 @@ def _text(value: object) -> str:
 @app.command("plan")
 def plan_command(
     config: Path | None = typer.Option(
-        None, "--config", help="tfbuild.toml to read (default: ./tfbuild.toml, or $TFBUILD_CONFIG)."
+        None, "--config", metavar="PATH", help="tfbuild.toml to read (default: ./tfbuild.toml, or $TFBUILD_CONFIG)."
     ),
     as_json: bool = typer.Option(
         False, "--json", help="Print the matrix for GitHub Actions: {\"include\": [{app, target, out}, ...]}."
@@ -88,9 +87,11 @@ def plan_command(
     elif as_json:
         typer.echo(json.dumps({"include": rows}))
     else:
+        from rich.table import Table
+
         table = Table(title=f"tfbuild plan ({path})")
         for column in ("app", "target", "command"):
             table.add_column(column)
         for row in rows:
             table.add_row(row["app"], row["target"], f"tfbuild build --app {row['app']} --target {row['target']}")
-        print_table(_out, table)
+        print_table(stdout_console(), table)

@@ -9,29 +9,32 @@ printed as plain text, never as Rich markup.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
-from rich.console import Console
-from rich.text import Text
 
-from tfbuild.cli import app
+from tfbuild.cli import app, params
 from tfbuild.cli.option_flags import source_tree, takes_options
-from tfbuild.cli.output import jsonable, print_json
+from tfbuild.cli.output import jsonable, plain, print_json, stdout_console
 from tfbuild.errors import ConfigError
 from tfbuild.flavour import TREE_FLAVOURS, Flavour
 from tfbuild.pipeline.options import SOURCE, Flags
 
+if TYPE_CHECKING:
+    from rich.console import Console
+
 protobuf_app = typer.Typer(help="Protobuf handling for the contrib Makefile build.", no_args_is_help=True)
 app.add_typer(protobuf_app, name="protobuf")
 
-_SOURCE_HELP = "The TensorFlow checkout, a git repository (default: the current directory)."
-_MODEL_HELP = "A model file, SavedModel directory or JSON ops list. Repeatable."
+_SOURCE_HELP = "The TensorFlow checkout, a git repository."
+_MODEL_HELP = "Model files, SavedModel directories or JSON ops lists."
+_MODEL_ALIAS = typer.Option(None, "--model", "-m", hidden=True, help="Same as a MODEL argument (old spelling).")
 _HEADER_HELP = "An ops_to_register.h (from `tfbuild header` or TensorFlow's own tool)."
 _OP_LIBRARY_HELP = "Custom-op library (.so) to load before analysing models. Repeatable."
 
 
 def _out() -> Console:
-    return Console(highlight=False, soft_wrap=True)
+    return stdout_console()
 
 
 def _flavour(value: str) -> Flavour:
@@ -45,11 +48,13 @@ def _flavour(value: str) -> Flavour:
 @takes_options((SOURCE, _SOURCE_HELP))
 def edit(
     flavour: str | None = typer.Argument(
-        None, help="makefile (tf_op_files.txt) or bazel (kernels/BUILD filegroups); not needed with --revert."
+        None, metavar="FLAVOUR",
+        help="makefile (tf_op_files.txt) or bazel (kernels/BUILD filegroups); not needed with --revert.",
     ),
-    header: Path | None = typer.Option(None, "--header", help=_HEADER_HELP),
-    model: list[Path] | None = typer.Option(None, "--model", help=_MODEL_HELP),
-    op_library: list[Path] | None = typer.Option(None, "--op-library", help=_OP_LIBRARY_HELP),
+    models: list[Path] | None = typer.Argument(None, metavar="MODEL", help=_MODEL_HELP, show_default=False),
+    header: Path | None = typer.Option(None, "--header", metavar="PATH", help=_HEADER_HELP),
+    model: list[Path] | None = _MODEL_ALIAS,
+    op_library: list[Path] | None = typer.Option(None, "--op-library", metavar="PATH", help=_OP_LIBRARY_HELP),
     flags: Flags = Flags(),  # noqa: B008 (--source: takes_options makes it)
     dry_run: bool = typer.Option(False, "--dry-run", help="Show the diff; change nothing."),
     revert: bool = typer.Option(
@@ -62,6 +67,7 @@ def edit(
     source = source_tree(flags)
 
     out = _out()
+    model = list(params.models(models, model))
     if flavour is not None:
         _flavour(flavour)
     if revert:
@@ -73,7 +79,7 @@ def edit(
         _revert(source, out)
         return
     if flavour is None:
-        raise ConfigError("edit needs a flavour", hint="run: tfbuild edit makefile|bazel --model M (or --header H)")
+        raise ConfigError("edit needs a flavour", hint="run: tfbuild edit makefile|bazel MODEL (or --header H)")
     request = EditRequest(
         source=source,
         flavour=flavour,
@@ -85,16 +91,16 @@ def edit(
     outcome = run_edit(request)
     plan = outcome.plan
     for note in plan.notes:
-        out.print(Text(f"note: {note}"))
+        out.print(plain(f"note: {note}"))
     if not plan.changed:
-        out.print(Text(f"no change: the {flavour} build files already list every needed file"))
+        out.print(plain(f"no change: the {flavour} build files already list every needed file"))
         return
-    out.print(Text(plan.diff()), end="")
+    out.print(plain(plan.diff()), end="")
     added = sum(len(edit.added) for edit in plan.edits)
     if outcome.commit is None:
-        out.print(Text(f"dry run: {added} entr{'y' if added == 1 else 'ies'} would be added; nothing written"))
+        out.print(plain(f"dry run: {added} entr{'y' if added == 1 else 'ies'} would be added; nothing written"))
     else:
-        out.print(Text(f"committed {outcome.commit.commit[:12]} on {outcome.commit.branch} "
+        out.print(plain(f"committed {outcome.commit.commit[:12]} on {outcome.commit.branch} "
                        f"({added} entr{'y' if added == 1 else 'ies'} added); undo with: {revert_command(source)}"))
 
 
@@ -105,23 +111,24 @@ def _revert(source: Path, out: Console) -> None:
 
     result = run_revert(source)
     if not result.reverted:
-        out.print(Text(f"nothing to revert: {source} has no {WORK_BRANCH} branch"))
+        out.print(plain(f"nothing to revert: {source} has no {WORK_BRANCH} branch"))
         return
-    out.print(Text(f"reverted {result.removed_commits} tfbuild commit(s): back on {result.restored} "
+    out.print(plain(f"reverted {result.removed_commits} tfbuild commit(s): back on {result.restored} "
                    f"({(result.restored_commit or '')[:12]}), {WORK_BRANCH} deleted"))
     for path in result.removed_files:
-        out.print(Text(f"removed {path} (written by tfbuild)"))
+        out.print(plain(f"removed {path} (written by tfbuild)"))
 
 
 @app.command("check")
 @takes_options((SOURCE, _SOURCE_HELP))
 def check(
-    flavour: str = typer.Option(..., "--flavour", help="makefile or bazel: the build to check."),
-    model: list[Path] | None = typer.Option(None, "--model", help=_MODEL_HELP),
+    models: list[Path] | None = typer.Argument(None, metavar="MODEL", help=_MODEL_HELP, show_default=False),
+    flavour: str = typer.Option(..., "--flavour", metavar="makefile|bazel", help="The build to check."),
+    model: list[Path] | None = _MODEL_ALIAS,
     header: Path | None = typer.Option(
-        None, "--header", help=_HEADER_HELP + " Checked to list what the models need."
+        None, "--header", metavar="PATH", help=_HEADER_HELP + " Checked to list what the models need."
     ),
-    op_library: list[Path] | None = typer.Option(None, "--op-library", help=_OP_LIBRARY_HELP),
+    op_library: list[Path] | None = typer.Option(None, "--op-library", metavar="PATH", help=_OP_LIBRARY_HELP),
     flags: Flags = Flags(),  # noqa: B008 (--source: takes_options makes it)
     as_json: bool = typer.Option(False, "--json", help="Print the preflight report as JSON (exit 5 all the same)."),
 ) -> None:
@@ -133,7 +140,7 @@ def check(
         PreflightRequest(
             source=source,
             flavour=_flavour(flavour),
-            models=tuple(model or ()),
+            models=params.models(models, model),
             header=header,
             op_libraries=tuple(op_library or ()),
         )
@@ -143,13 +150,13 @@ def check(
     else:
         out = _out()
         for line in report.lines():
-            out.print(Text(line))
+            out.print(plain(line))
     require_pass(report)
 
 
 @protobuf_app.command("rename")
 @takes_options((
-    SOURCE, "The TensorFlow checkout, after download_dependencies.sh (default: the current directory)."
+    SOURCE, "The TensorFlow checkout, after download_dependencies.sh."
 ))
 def protobuf_rename(
     flags: Flags = Flags(),  # noqa: B008 (--source: takes_options makes it)
@@ -162,9 +169,9 @@ def protobuf_rename(
     plan = plan_protobuf_rename(source)
     out = _out()
     for line in plan.summary_lines():
-        out.print(Text(line))
+        out.print(plain(line))
     if plan.changed and not dry_run:
         apply_protobuf_rename(plan)
-        out.print(Text(f"renamed: {len(plan.rewrites)} file(s) rewritten"))
+        out.print(plain(f"renamed: {len(plan.rewrites)} file(s) rewritten"))
     elif plan.changed:
-        out.print(Text("dry run: nothing written"))
+        out.print(plain("dry run: nothing written"))

@@ -6,11 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
-from rich.console import Console
-from rich.text import Text
 
 from tfbuild.cli import app
-from tfbuild.cli.output import print_json
+from tfbuild.cli.output import plain, print_json, stdout_console
 from tfbuild.model.memmapped import MIN_CONVERSION_BYTES
 
 
@@ -33,7 +31,7 @@ def memmap(
         print_json({"model": model, "output": result.output, "nodes": result.nodes, "converted": result.converted,
                     "tensor_bytes": result.tensor_bytes, "size": result.size})
         return
-    Console(highlight=False, soft_wrap=True).print(Text(
+    stdout_console().print(plain(
         f"wrote {result.output}: {result.converted} of {result.nodes} nodes as ImmutableConst "
         f"({result.tensor_bytes:,} bytes of constants in memory regions), {result.size:,} bytes"
     ))

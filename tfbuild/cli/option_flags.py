@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import TypeVar
 
 import typer
-from rich.markup import escape
 
+from tfbuild.errors import ConfigError
 from tfbuild.pipeline.options import Flags, Option, ResolvedOptions, resolve_with_origins
 
 R = TypeVar("R")
@@ -65,13 +65,25 @@ def resolve(flags: Flags, config: Path | None = None, *, require_target: bool = 
 
 def source_tree(flags: Flags) -> Path:
     """The TensorFlow tree a tree command works on: ``--source``, ``$TFBUILD_SOURCE``, tfbuild.toml's
-    ``[build] source``, else the current directory."""
-    return resolve(flags, require_target=False).options.source or Path(".")
+    ``[build] source``, as every command resolves it; none is refused in one line (a command does
+    not guess that the working directory is a tree)."""
+    return require_source(resolve(flags, require_target=False).options.source)
+
+
+def require_source(tree: Path | None) -> Path:
+    """``tree``, resolved as every option is; none is a usage error saying how to give one."""
+    if tree is None:
+        raise ConfigError(
+            "no TensorFlow source tree given",
+            hint="pass --source DIR, set $TFBUILD_SOURCE, or set source in tfbuild.toml's [build] table",
+        )
+    return tree
 
 
 def help_text(option: Option[object], text: str | None = None) -> str:
     """The option's help as Typer prints it: the text, its declared default, its variables, its
-    ``tfbuild.toml`` key; escaped, since Rich would take ``[build]`` for markup and drop it."""
+    ``tfbuild.toml`` key. Plain text: the help escapes it where Rich renders it (a terminal), so
+    ``[build]`` is not taken for markup."""
     parts = [text if text is not None else option.help]
     if option.default_text:
         parts.append(f"(default: {option.default_text})")
@@ -79,7 +91,7 @@ def help_text(option: Option[object], text: str | None = None) -> str:
         parts.append(f"(env: {', '.join('$' + name for name in option.variables)})")
     if option.file_key is not None:
         parts.append(f"(tfbuild.toml: {option.file_key})")
-    return escape(" ".join(parts))
+    return " ".join(parts)
 
 
 def _parameter(option: Option[object], text: str) -> inspect.Parameter:
@@ -88,6 +100,7 @@ def _parameter(option: Option[object], text: str) -> inspect.Parameter:
     kind = option.kind
     annotation = list[kind.cli] | None if kind.repeat else kind.cli | None  # type: ignore[name-defined]
     info = typer.Option(
-        None, *option.cli_flags, help=help_text(option, text), metavar=option.value_name or None, show_default=False
+        None, *option.cli_flags, help=help_text(option, text), metavar=option.value_name or None, show_default=False,
+        min=kind.least,
     )
     return inspect.Parameter(option.name, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=info, annotation=annotation)

@@ -13,34 +13,93 @@ import dataclasses
 import json
 from enum import Enum
 from pathlib import PurePath
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
-import typer
-from rich.console import Console
-from rich.table import Table
-
-from tfbuild.pipeline.remote import SecretUrl
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
 
 WIDE = 100_000
 """The width a console gets when it is not a terminal: no line is ever wrapped."""
 
 
-def stdout_console(**kwargs: Any) -> Console:
-    """A console on stdout: the terminal's width there, unbounded elsewhere."""
-    probe = Console()
-    return Console(highlight=False, soft_wrap=True, width=None if probe.is_terminal else WIDE, **kwargs)
+def stdout_console(*, stderr: bool = False, **kwargs: Any) -> Console:
+    """A console on stdout (or stderr): the terminal's width there, unbounded elsewhere, so
+    nothing printed to a file or a pipe is wrapped."""
+    from rich.console import Console
+
+    from tfbuild.cli import patch_rich
+
+    patch_rich()
+    probe = Console(stderr=stderr)
+    width = None if probe.is_terminal else WIDE
+    return Console(highlight=False, soft_wrap=True, width=width, stderr=stderr, **kwargs)
+
+
+class LazyConsole:
+    """:func:`stdout_console`, made on first use: a module may hold one from import on without
+    ``tfbuild --help`` importing rich. ``real`` is the console itself, for library code."""
+
+    def __init__(self, **settings: Any) -> None:
+        self._settings = settings
+        self._console: Console | None = None
+
+    @property
+    def real(self) -> Console:
+        if self._console is None:
+            self._console = stdout_console(**self._settings)
+        return self._console
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.real, name)
+
+
+def lazy_console(**settings: Any) -> Console:
+    """A :class:`LazyConsole`, typed as the console it stands for."""
+    return cast("Console", LazyConsole(**settings))
+
+
+def real_console(console: Console) -> Console:
+    """The console behind a :func:`lazy_console` (any other console as it is)."""
+    return console.real if isinstance(console, LazyConsole) else console
+
+
+def plain(text: str, style: str = "") -> Text:
+    """``text`` as rich Text: printed as it is, never read as markup (names come from files)."""
+    from rich.text import Text
+
+    return Text(text, style=style)
 
 
 def print_table(console: Console, table: Table) -> None:
-    """``table`` boxed on a terminal; elsewhere without box or padding, each cell on one line."""
-    if not console.is_terminal:
-        table.box = None
-        table.show_edge = False
-        table.pad_edge = False
-        for column in table.columns:
-            column.no_wrap = True
-            column.overflow = "ignore"
-    console.print(table)
+    """``table`` boxed on a terminal; elsewhere plain: no box characters, the title flush left,
+    columns two spaces apart, each cell on its line(s) unwrapped, no trailing blanks."""
+    if console.is_terminal:
+        console.print(table)
+        return
+    table.box = None
+    table.show_edge = False
+    table.pad_edge = False
+    table.expand = False
+    table.padding = (0, 1)
+    table.title_justify = "left"
+    for column in table.columns:
+        column.no_wrap = True
+        column.overflow = "ignore"
+    with console.capture() as captured:
+        console.print(table, width=WIDE, crop=False)
+    text = "\n".join(line.rstrip() for line in captured.get().splitlines())
+    console.print(text, markup=False, highlight=False, soft_wrap=True, emoji=False)
+
+
+def print_heading(console: Console, title: str) -> None:
+    """A heading above a block of text: a rule on a terminal, ``==> title <==`` elsewhere (as
+    ``head`` names its files), never a line of box characters in a log."""
+    if console.is_terminal:
+        console.rule(title)
+    else:
+        console.print(f"==> {title} <==", markup=False, highlight=False)
 
 
 def jsonable(value: Any) -> Any:
@@ -52,6 +111,8 @@ def jsonable(value: Any) -> Any:
         return {field.name: jsonable(getattr(value, field.name)) for field in dataclasses.fields(value) if field.repr}
     if isinstance(value, Enum):
         return jsonable(value.value)
+    from tfbuild.pipeline.remote import SecretUrl
+
     if isinstance(value, PurePath | SecretUrl):
         return str(value)
     if isinstance(value, dict):
@@ -63,4 +124,6 @@ def jsonable(value: Any) -> Any:
 
 
 def print_json(value: Any) -> None:
+    import typer
+
     typer.echo(json.dumps(jsonable(value), indent=2))

@@ -11,29 +11,36 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
-from rich.console import Console
 
 from tfbuild.cli import app, stderr
+from tfbuild.cli.output import lazy_console
+from tfbuild.cli.params import either
 
-_plain = Console(highlight=False, markup=False, soft_wrap=True)
+_plain = lazy_console(markup=False)
 
 
 @app.command("report")
 def report_command(
-    out: Path = typer.Option(..., "--out", help="Output directory of a finished build (holds manifest.json)."),
+    out_dir: Path | None = typer.Option(
+        None, "--out-dir", metavar="DIR", help="Output directory of a finished build (holds manifest.json). Required."
+    ),
+    out_alias: Path | None = typer.Option(None, "--out", hidden=True),
     baseline: Path | None = typer.Option(
-        None, "--baseline",
+        None, "--baseline", metavar="DIR",
         help="Output directory of the build to compare with (default: the stock build recorded for the "
         "same tree commit, target and flavour; record one with tfbuild build --default-ops all).",
     ),
     as_json: bool = typer.Option(False, "--json", help="Print the report as JSON instead of Markdown."),
     nm: str | None = typer.Option(
-        None, "--nm", help="nm program to read symbols with (default: one that reads the artifact's machine)."
+        None, "--nm", metavar="PATH",
+        help="nm program to read symbols with (default: one that reads the artifact's machine).",
     ),
 ) -> None:
     """Print and write a build's size report: sizes against a stock build, bytes by kernel file and op."""
     from tfbuild.pipeline.report.write import write_size_report
 
+    out = either(out_dir, out_alias, "--out-dir", "--out", required=True)
+    assert out is not None
     written = write_size_report(out, baseline_dir=baseline, nm=nm)
     if as_json:
         typer.echo(written.json, nl=False)

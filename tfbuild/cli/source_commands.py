@@ -16,21 +16,22 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import typer
-from rich.console import Console
-from rich.text import Text
 
 from tfbuild.cli import _state, app, stderr
 from tfbuild.cli.option_flags import source_tree, takes_options
+from tfbuild.cli.output import plain, stdout_console
 from tfbuild.errors import SourceTreeError
 from tfbuild.pipeline.options import SOURCE, Flags
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from rich.console import Console
+
     from tfbuild.toolchain.tf_versions import FactLine
     from tfbuild.tree.kernel_index import OpKernels
 
-_SOURCE_HELP = "The TensorFlow source tree (default: the current directory)."
+_SOURCE_HELP = "The TensorFlow source tree."
 _ORIGIN_HELP = "Clone or fetch this URL or path first (else report on --source)."
 _REF_HELP = "Tag, branch or commit to check out (default: the origin's default branch)."
 _WORKDIR_HELP = "Where the clone lives (default: ./<name of the origin>); reused if it holds one."
@@ -38,15 +39,15 @@ _ALLOW_DIRTY_HELP = "Check out even if tracked files have uncommitted changes."
 
 
 def _out() -> Console:
-    return Console(highlight=False, soft_wrap=True)
+    return stdout_console()
 
 
 @app.command("source")
 @takes_options((SOURCE, _SOURCE_HELP))
 def source(
-    origin: str | None = typer.Argument(None, help=_ORIGIN_HELP),
-    ref: str | None = typer.Option(None, "--ref", help=_REF_HELP),
-    workdir: Path | None = typer.Option(None, "--workdir", help=_WORKDIR_HELP),
+    origin: str | None = typer.Argument(None, metavar="URL", help=_ORIGIN_HELP),
+    ref: str | None = typer.Option(None, "--ref", metavar="NAME", help=_REF_HELP),
+    workdir: Path | None = typer.Option(None, "--workdir", metavar="DIR", help=_WORKDIR_HELP),
     allow_dirty: bool = typer.Option(False, "--allow-dirty", help=_ALLOW_DIRTY_HELP),
     flags: Flags = Flags(),  # noqa: B008 (--source: takes_options makes it)
     as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
@@ -55,7 +56,7 @@ def source(
     a build of it uses (Bazel, Android NDKs, NDK API level), each with where it was read."""
     from tfbuild.toolchain.tf_versions import tree_requirements
     from tfbuild.tree.checkout import SourceRequest, prepare_source
-    source_dir = source_tree(flags)
+    source_dir = source_tree(flags) if origin is None else Path.cwd()
 
     info = prepare_source(SourceRequest(origin=origin, ref=ref, workdir=workdir,
                                         allow_dirty=allow_dirty, source=source_dir))
@@ -63,7 +64,7 @@ def source(
     out = _out()
     if as_json:
         report = {**info.to_json(), "build_facts": {name: line.to_json() for name, line in facts.items()}}
-        out.print(Text(json.dumps(report, indent=2)))
+        out.print(plain(json.dumps(report, indent=2)))
         return
     if info.commit is None:
         commit = "not a git checkout"
@@ -82,9 +83,9 @@ def source(
         ("Mobile filegroups", family),
         ("Commit", commit),
     ]
-    out.print(Text(f"TensorFlow source tree {info.root}"))
+    out.print(plain(f"TensorFlow source tree {info.root}"))
     for label, value in rows:
-        out.print(Text(f"  {label:<18} {value}"))
+        out.print(plain(f"  {label:<18} {value}"))
 
 
 def _fact_text(line: FactLine, *, prefix: str = "", suffix: str = "") -> str:
@@ -101,31 +102,30 @@ def _print_op_kernels(out: Console, described: Sequence[OpKernels]) -> None:
     """``tfbuild kernels``' text report: per op, its files, headers, classes, devices, guards
     (or, for an op without kernels, the unread registrations that may be its)."""
     for entry in described:
-        out.print(Text(entry.op))
+        out.print(plain(entry.op))
         rows = (("unread", entry.unread),) if not entry.registered else (
             ("files", entry.files), ("headers", entry.headers), ("classes", entry.kernel_classes),
             ("devices", entry.devices), ("guards", entry.guards))
         if not entry.registered:
-            out.print(Text("  not registered by any CPU kernel in this tree"))
+            out.print(plain("  not registered by any CPU kernel in this tree"))
         for label, values in rows:
             for position, value in enumerate(values):
-                out.print(Text(f"  {label if position == 0 else '':<8} {value}"))
+                out.print(plain(f"  {label if position == 0 else '':<8} {value}"))
 
 
 @app.command("kernels")
 @takes_options((SOURCE, _SOURCE_HELP))
 def kernels(
-    ops: list[str] = typer.Argument(..., help="Op names, e.g. Conv2D MatMul."),
+    ops: list[str] = typer.Argument(..., metavar="OP", help="Op names, e.g. Conv2D MatMul.", show_default=False),
     flags: Flags = Flags(),  # noqa: B008 (--source: takes_options makes it)
     as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
 ) -> None:
     """Which .cc files of the tree register each op's CPU kernels (DEVICE_CPU, and DEVICE_DEFAULT
     as TensorFlow's lookup falls back to it), the headers they include, and the kernel class
-    strings. A registration tfbuild could not read is named by file and line. Exits 4 if an op
-    has no CPU kernel in the tree."""
+    strings. A registration tfbuild could not read is named by file and line. Exit code 4 when
+    an op has no CPU kernel in the tree."""
     from tfbuild.tree.kernel_index import IndexStats, build_kernel_index, describe_ops, unread_notes
     source_dir = source_tree(flags)
-
     stats = IndexStats()
     index = build_kernel_index(source_dir, stats=stats)
     described = describe_ops(index, ops)
@@ -133,12 +133,12 @@ def kernels(
     if stats.notes:
         if _state["debug"]:
             for note in stats.notes:
-                stderr.print(Text(f"note: {note}"))
+                stderr.print(plain(f"note: {note}"))
         else:
             skipped = len(stats.notes)
-            stderr.print(Text(f"note: {skipped} macro use(s) could not be read and were skipped (--debug lists them)"))
+            stderr.print(plain(f"note: {skipped} macro use(s) could not be read and were skipped (--debug lists them)"))
     for note in unread_notes(index):
-        stderr.print(Text(f"note: {note}"))
+        stderr.print(plain(f"note: {note}"))
     if as_json:
         report = {
             "source": str(source_dir.resolve()),
@@ -148,7 +148,7 @@ def kernels(
                      "devices": list(d.devices), "unread_registrations": list(d.unread)} for d in described],
             "unread_registrations": [str(u) for u in index.unread],
         }
-        out.print(Text(json.dumps(report, indent=2)))
+        out.print(plain(json.dumps(report, indent=2)))
     else:
         _print_op_kernels(out, described)
     missing = [d for d in described if not d.registered]

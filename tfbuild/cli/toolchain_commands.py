@@ -6,16 +6,15 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
-from rich.console import Console
-from rich.table import Table
 
+from tfbuild.cli.output import lazy_console, print_table, stdout_console
 from tfbuild.errors import ConfigError
 
 toolchain_app = typer.Typer(
     help="Make the base image and the toolchain images builds run in.", no_args_is_help=True
 )
 
-_out = Console(highlight=False, markup=False, soft_wrap=True)
+_out = lazy_console(markup=False)
 
 
 def _log_line(line: str) -> None:
@@ -37,11 +36,14 @@ def parse_build_args(pairs: list[str]) -> dict[str, str]:
 
 @toolchain_app.command("base")
 def base_command(
-    suite: str = typer.Option("bookworm", "--suite", help="Debian suite to debootstrap."),
-    mirror: str = typer.Option("http://deb.debian.org/debian", "--mirror", help="Debian mirror URL."),
-    tag: str | None = typer.Option(None, "--tag", help="Image tag (default: tfbuild-base:<suite>)."),
+    suite: str = typer.Option("bookworm", "--suite", metavar="NAME", help="Debian suite to debootstrap."),
+    mirror: str = typer.Option("http://deb.debian.org/debian", "--mirror", metavar="URL", help="Debian mirror URL."),
+    tag: str | None = typer.Option(None, "--tag", metavar="NAME", help="Image tag (default: tfbuild-base:<suite>)."),
     force: bool = typer.Option(False, "--force", help="Make it again even if the tag exists."),
-    workdir: Path | None = typer.Option(None, "--workdir", help="Scratch directory for the root file system."),
+    workdir: Path | None = typer.Option(
+        None, "--workdir", metavar="DIR",
+        help="Scratch directory for the root file system.",
+    ),
 ) -> None:
     """Make the Debian base image with debootstrap + docker import (needs root, no registry)."""
     from tfbuild.toolchain.base_image import BaseImageOptions, make_base_image
@@ -54,9 +56,18 @@ def base_command(
 
 @toolchain_app.command("build")
 def build_command(
-    name: str = typer.Argument(..., help="Toolchain name: docker/<NAME>.Dockerfile (linux, bazel, android)."),
-    base: str | None = typer.Option(None, "--base", help="Base image (default: tfbuild-base:bookworm)."),
-    build_arg: list[str] = typer.Option([], "--build-arg", help="NAME=VALUE passed to the Dockerfile."),
+    name: str = typer.Argument(
+        ..., metavar="NAME",
+        help="Toolchain name: docker/<NAME>.Dockerfile (linux, bazel, android).",
+    ),
+    base: str | None = typer.Option(
+        None, "--base", metavar="NAME",
+        help="Base image (default: tfbuild-base:bookworm).",
+    ),
+    build_arg: list[str] = typer.Option(
+        [], "--build-arg", metavar="NAME=VALUE",
+        help="NAME=VALUE passed to the Dockerfile.",
+    ),
     force: bool = typer.Option(False, "--force", help="Build again even if the tag exists."),
 ) -> None:
     """Build (or reuse) a toolchain image; its tag is a digest of the Dockerfile and arguments."""
@@ -71,9 +82,11 @@ def build_command(
 
 @toolchain_app.command("list")
 def list_command(
-    base: str | None = typer.Option(None, "--base", help="Base image the tags are computed for."),
+    base: str | None = typer.Option(None, "--base", metavar="NAME", help="Base image the tags are computed for."),
 ) -> None:
     """Show each toolchain, the tag its default arguments give, and whether that image exists."""
+    from rich.table import Table
+
     from tfbuild.toolchain.images import list_toolchains
 
     table = Table(title="Toolchain images (built, and the default arguments' tag)")
@@ -81,4 +94,4 @@ def list_command(
         table.add_column(column, overflow="fold")
     for row in list_toolchains(base=base):
         table.add_row(row.name, row.tag, "yes" if row.present else "no", str(row.packages_path or "-"))
-    _out.print(table)
+    print_table(stdout_console(markup=False), table)

@@ -16,69 +16,70 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import typer
-from rich.console import Console
-from rich.text import Text
 
-from tfbuild.cli import app
-from tfbuild.cli.output import print_json
+from tfbuild.cli import app, params
+from tfbuild.cli.output import plain, print_json, stdout_console
+from tfbuild.cli.params import either
 
 if TYPE_CHECKING:
-    from tfbuild.pipeline.verify.run import VerifyResult  # imported when the command runs
+    from rich.console import Console
+
+    from tfbuild.pipeline.verify.run import VerifyOptions, VerifyResult  # imported when the command runs
+
+
+_REFERENCE = "Op library to run the reference with (default: the build's stock compile of the same sources)."
+_NDK = "Android NDK to compile the runner with (default: the one the build's manifest records)."
+_JSON = "Print the verification (as the manifest records it) as JSON; exit 8 all the same."
+_TIMEOUT = "Seconds the reference's runs, and the target's, may each take."
 
 
 @app.command("verify")
 def verify_command(
-    out: Path = typer.Option(..., "--out", help="The build's output directory (with its manifest.json)."),
-    model: list[Path] = typer.Option([], "--model", help="GraphDef to run (repeat; default: the build's models)."),
+    models: list[Path] | None = typer.Argument(
+        None, metavar="MODEL", help="GraphDefs to run (default: the build's models).", show_default=False
+    ),
+    out_dir: Path | None = typer.Option(
+        None, "--out-dir", metavar="DIR", help="The build's output directory (with its manifest.json). Required."
+    ),
+    out_alias: Path | None = typer.Option(None, "--out", hidden=True),
+    model: list[Path] | None = typer.Option(None, "--model", "-m", hidden=True, help="Same as a MODEL argument."),
     tolerance: float | None = typer.Option(
-        None, "--tolerance", min=0.0,
+        None, "--tolerance", min=0.0, metavar="T",
         help="Floating-point bound: |got - expected| <= T * the tensor's largest |expected| (default 1e-4); "
         "integers must be equal.",
     ),
-    seed: int = typer.Option(0, "--seed", help="Seed of the generated inputs."),
+    seed: int = typer.Option(0, "--seed", metavar="N", help="Seed of the generated inputs."),
     input_shape: list[str] = typer.Option(
-        [], "--input-shape", help="NAME=D0,D1,... for a placeholder whose shape is open (repeat)."
+        [], "--input-shape", metavar="NAME=D0,D1,...",
+        help="NAME=D0,D1,... for a placeholder whose shape is open (repeat).",
     ),
-    output: list[str] = typer.Option([], "--output", help="Tensor to compare as an output (default: the sinks)."),
+    output_tensor: list[str] = typer.Option(
+        [], "--output-tensor", metavar="NAME", help="Tensor to compare as an output (repeat; default: the sinks)."
+    ),
+    output_alias: list[str] = typer.Option([], "--output", hidden=True),
     intermediates: int | None = typer.Option(
-        None, "--intermediates", min=0, help="How many intermediate tensors to compare at most (default 12)."
+        None, "--intermediates", min=0, metavar="N",
+        help="How many intermediate tensors to compare at most (default 12).",
     ),
-    reference_op_library: Path | None = typer.Option(
-        None, "--reference-op-library",
-        help="Op library to run the reference with (default: the build's stock compile of the same sources).",
-    ),
+    reference_op_library: Path | None = typer.Option(None, "--reference-op-library", metavar="PATH", help=_REFERENCE),
     local: bool | None = typer.Option(
         None, "--local/--no-local", help="Compile and run the C++ runner here (default: where the build ran)."
     ),
-    timeout: float | None = typer.Option(
-        None, "--timeout", min=0.0, help="Seconds the reference's runs, and the target's, may each take."
-    ),
-    ndk: Path | None = typer.Option(
-        None, "--ndk", help="Android NDK to compile the runner with (default: the one the build's manifest records)."
-    ),
-    as_json: bool = typer.Option(
-        False, "--json", help="Print the verification (as the manifest records it) as JSON; exit 8 all the same."
-    ),
+    timeout: float | None = typer.Option(None, "--timeout", min=0.0, metavar="SECONDS", help=_TIMEOUT),
+    ndk: Path | None = typer.Option(None, "--ndk", metavar="DIR", help=_NDK),
+    as_json: bool = typer.Option(False, "--json", help=_JSON),
 ) -> None:
     """Run the build's models on the built binary and on TensorFlow, and compare the tensors."""
-    from tfbuild.pipeline.verify.probe import parse_input_shape
-    from tfbuild.pipeline.verify.run import VerifyOptions, require_pass, run_verify
+    from tfbuild.pipeline.verify.run import require_pass, run_verify
 
-    defaults = VerifyOptions(out_dir=out)
-    options = VerifyOptions(
-        out_dir=out,
-        models=tuple(model),
-        tolerance=defaults.tolerance if tolerance is None else tolerance,
-        seed=seed,
-        input_shapes=dict(parse_input_shape(text) for text in input_shape),
-        outputs=tuple(output),
-        max_intermediates=defaults.max_intermediates if intermediates is None else intermediates,
-        local=local,
-        reference_op_library=reference_op_library,
-        timeout=timeout,
-        ndk=ndk.absolute() if ndk is not None else None,
+    out = either(out_dir, out_alias, "--out-dir", "--out", required=True)
+    assert out is not None
+    options = _verify_options(
+        out, params.models(models, model), tolerance=tolerance, seed=seed, input_shape=input_shape,
+        outputs=(*output_tensor, *output_alias), intermediates=intermediates, local=local,
+        reference_op_library=reference_op_library, timeout=timeout, ndk=ndk,
     )
-    console = Console(highlight=False, soft_wrap=True, stderr=as_json)
+    console = stdout_console(stderr=as_json)
     result = run_verify(options, console=console)
     if as_json:
         from tfbuild.pipeline.manifest import Manifest
@@ -86,21 +87,47 @@ def verify_command(
         print_json(Manifest.read(out).verify)
     _print_verdicts(console, result)
     require_pass(result)
-    console.print(Text(f"verify: passed, {sum(len(v.diffs) for v in result.models)} tensor(s) compared"))
+    console.print(plain(f"verify: passed, {sum(len(v.diffs) for v in result.models)} tensor(s) compared"))
+
+
+def _verify_options(
+    out: Path, models: tuple[Path, ...], *, tolerance: float | None, seed: int, input_shape: list[str],
+    outputs: tuple[str, ...], intermediates: int | None, local: bool | None, reference_op_library: Path | None,
+    timeout: float | None, ndk: Path | None,
+) -> VerifyOptions:
+    """The command's options as the library takes them, its defaults where a flag was not given."""
+    from tfbuild.pipeline.verify.probe import parse_input_shape
+    from tfbuild.pipeline.verify.run import VerifyOptions
+
+    defaults = VerifyOptions(out_dir=out)
+    return VerifyOptions(
+        out_dir=out,
+        models=models,
+        tolerance=defaults.tolerance if tolerance is None else tolerance,
+        seed=seed,
+        input_shapes=dict(parse_input_shape(text) for text in input_shape),
+        outputs=outputs,
+        max_intermediates=defaults.max_intermediates if intermediates is None else intermediates,
+        local=local,
+        reference_op_library=reference_op_library,
+        timeout=timeout,
+        ndk=ndk.absolute() if ndk is not None else None,
+    )
 
 
 def _print_verdicts(console: Console, result: VerifyResult) -> None:
     """Each model's tensors as a table (one row per tensor compared), then what ran on each side."""
     row = "{:<8} {:<12} {:<8} {:<14} {:>10} {:>9}  {}"
     for verdict in result.models:
-        console.print(Text(f"{verdict.model}  ({result.target}, {result.flavour.value})", style="bold"))
-        console.print(Text(row.format("result", "role", "dtype", "shape", "max |diff|", "max rel", "tensor")))
+        console.print(plain(f"{verdict.model}  ({result.target}, {result.flavour.value})", style="bold"))
+        console.print(plain(row.format("result", "role", "dtype", "shape", "max |diff|", "max rel", "tensor")))
         for diff in verdict.diffs:
             shape = "x".join(str(dim) for dim in diff.shape) or "scalar"
             outcome = "ok" if diff.passed else (f"{diff.mismatched} off" if diff.problem is None else "differs")
             figures = (f"{diff.max_abs_diff:.3g}", f"{diff.max_rel_diff:.3g}")
             line = row.format(outcome, diff.role, diff.dtype, shape, *figures, diff.tensor)
-            console.print(Text(line + (f"  ({diff.problem})" if diff.problem else "")))
-    console.print(Text(f"reference: {result.reference}"))
-    console.print(Text(f"target:    {result.runner}"))
-    console.print(Text(f"tolerance: {result.tolerance:g}; recorded in {result.manifest} (verify)"))
+            eight_bit = f"  (8-bit: within 2 steps of {diff.step:.3g})" if diff.bound == "8-bit" and diff.step else ""
+            console.print(plain(line + (f"  ({diff.problem})" if diff.problem else "") + eight_bit))
+    console.print(plain(f"reference: {result.reference}"))
+    console.print(plain(f"target:    {result.runner}"))
+    console.print(plain(f"tolerance: {result.tolerance:g}; recorded in {result.manifest} (verify)"))

@@ -31,17 +31,13 @@ from tfbuild.errors import ConfigError, InputFileError
 from tfbuild.model.formats import EVERYTHING, LoadedModel, ModelFormat, load_model
 from tfbuild.model.graph_summary import GraphSummary, summarize_graph, summary_dict
 from tfbuild.model.kernel_registry import load_kernel_registry
+from tfbuild.model.names import is_valid_kernel_class, is_valid_op_name
 from tfbuild.model.protos import message_class
 from tfbuild.model.scope import ModelScope
 
 OPS_WITHOUT_KERNEL_ALLOWLIST = frozenset({"AccumulateNV2"})
 """Ops kept without a kernel, as in TF's tool: AccumulateNV2 is rewritten away at runtime."""
 
-_OP_NAME = re.compile(r"(?:_[A-Za-z0-9_>]*|[A-Z][A-Za-z0-9_]*(?:>[A-Z][A-Za-z0-9_]*)*)\Z")
-"""TF's op-name grammar (``IsValidOpName`` in core/framework/op_def_util.cc): an upper-case
-letter, then letters, digits and underscores, with ``>``-separated namespaces. TF accepts any
-text after a leading ``_`` (internal ops); tfbuild narrows that to the same character set,
-since every name ends up inside a C++ header."""
 
 _NOT_FLEX = (
     "TFLite custom op {code!r} is not a Select-TF (Flex) op; no TensorFlow kernel provides it, "
@@ -49,16 +45,6 @@ _NOT_FLEX = (
 )
 _DTYPE_ATTRS = ("T", "dtype")
 _DEVICE_TYPE = re.compile(r"/(?:device:)?([A-Za-z_]+):(?:[0-9]+|\*)$")
-
-
-def is_valid_op_name(name: str) -> bool:
-    """Whether ``name`` follows TF's op-name grammar (see ``_OP_NAME``)."""
-    return bool(_OP_NAME.match(name))
-
-
-def is_valid_kernel_class(kernel_class: str) -> bool:
-    """A kernel class string can go into a C string literal in a header on its own line."""
-    return bool(kernel_class) and not any(c in kernel_class for c in "\n\r\0")
 
 
 @dataclass(frozen=True)

@@ -18,12 +18,15 @@ import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tfbuild import __version__
 from tfbuild.errors import ConfigError, InputFileError
 from tfbuild.fileio import atomic_write_text
-from tfbuild.model.analysis import Analysis, is_valid_kernel_class, is_valid_op_name, pair_sort_key
-from tfbuild.templating import render
+from tfbuild.model.names import is_valid_kernel_class, is_valid_op_name
+
+if TYPE_CHECKING:
+    from tfbuild.model.analysis import Analysis
 
 DEFAULT_OPS = "NoOp:NoOp,_Recv:RecvOp,_Send:SendOp"
 """TF's default ``--default_ops``: ops every graph executor needs whatever the model holds."""
@@ -114,12 +117,16 @@ def header_ops_and_kernels(
     """TF's ``get_ops_and_kernels`` result: the models' pairs plus the default ops, sorted."""
     pairs = set(analysis.ops_and_kernels())
     pairs.update(options.default_pairs())
+    from tfbuild.model.analysis import pair_sort_key
+
     return sorted(pairs, key=pair_sort_key)
 
 
 def render_header(analysis: Analysis, options: HeaderOptions = HeaderOptions()) -> str:
     """The text of ops_to_register.h for ``analysis`` (see the module and HeaderOptions docs)."""
     ops, kernel_classes = _selection(analysis, options)
+    from tfbuild.templating import render
+
     return render(
         "ops_to_register.h.j2",
         comment_lines=_comment_lines(analysis, options),

@@ -9,6 +9,8 @@ and compare the sizes.
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -89,10 +91,34 @@ class ExampleResult:
         return 1.0 - self.selective.size_bytes / self.plain.size_bytes
 
 
-def run_example(options: ExampleOptions = ExampleOptions(), *, console: Console | None = None) -> ExampleResult:
+_WARNING_LINE = re.compile(r"\bwarning:")
+
+
+def compile_summary(library: OpsLibraryResult) -> list[str]:
+    """One line per compile of ``library`` (its source, the compiler's warnings counted, the log
+    holding its output) and one for the library: what a person reads instead of the compiler's
+    thousands of lines, most of them warnings from TensorFlow's own headers."""
+    lines = []
+    for step in library.plan.compile_steps:
+        output = step.log.read_text(encoding="utf-8", errors="replace") if step.log.is_file() else ""
+        warnings = sum(1 for line in output.splitlines() if _WARNING_LINE.search(line))
+        counted = f"{warnings} warning line(s)" if warnings else "no warnings"
+        lines.append(f"compiled {step.source.name}: {counted}; compiler output in {step.log}")
+    lines.append(f"linked {library.path} ({library.size_bytes:,} bytes)")
+    return lines
+
+
+def run_example(
+    options: ExampleOptions = ExampleOptions(),
+    *,
+    console: Console | None = None,
+    report: Callable[[str], None] | None = None,
+) -> ExampleResult:
     """Build the example library plainly, analyse the example model with it, write the header,
     build the library selectively, and return the op table and both libraries. Both builds run
-    through the executor, showing their progress on ``console`` when given."""
+    through the executor, showing their progress on ``console`` when given; ``report`` gets the
+    :func:`compile_summary` lines of each library once it is built. A failed compile raises
+    :class:`~tfbuild.errors.BuildError` quoting the compiler's first error and naming its log."""
     paths = ExamplePaths.under(options.out_dir)
     if paths.out_dir.exists() and not paths.out_dir.is_dir():
         raise ConfigError(
@@ -105,6 +131,9 @@ def run_example(options: ExampleOptions = ExampleOptions(), *, console: Console 
 
     plain_spec = OpsLibrarySpec.for_installed_tensorflow(sources, paths.plain_library)
     plain = build_ops_library(plan_ops_library(plain_spec), jobs=options.jobs, console=console)
+    if report is not None:
+        for line in compile_summary(plain):
+            report(line)
     analysis = analyze_models([example_model()], op_libraries=[plain.path])
     if analysis.problems:
         # A kernel the analysis could not find would be missing from the selective library.
@@ -118,4 +147,7 @@ def run_example(options: ExampleOptions = ExampleOptions(), *, console: Console 
         sources, paths.selective_library, selective_header=paths.header
     )
     selective = build_ops_library(plan_ops_library(selective_spec), jobs=options.jobs, console=console)
+    if report is not None:
+        for line in compile_summary(selective):
+            report(line)
     return ExampleResult(example_model(), paths, analysis.ops, plain, selective)

@@ -47,6 +47,8 @@ class Kind(Generic[T_co]):
     metavar: str = ""
     repeat: bool = False
     switch: bool = False
+    least: int | None = None
+    """The smallest value a flag takes (Typer checks it, and its help says so)."""
 
 
 def as_str(raw: object, where: str, base: Path) -> str:
@@ -216,7 +218,7 @@ NAME = Kind(as_name, str, str, "NAME")
 PATH = Kind(as_path, Path, Path, "PATH")
 PATHS = Kind(_as_paths, tuple[Path, ...], Path, "PATH", repeat=True)
 SWITCH = Kind(_as_bool, bool, bool, switch=True)
-COUNT = Kind(_as_int, int, int, "N")
+COUNT = Kind(_as_int, int, int, "N", least=1)
 SECONDS = Kind(_as_seconds, float, float, "SECONDS")
 WORDS = Kind(_as_words, tuple[str, ...], str, "WORD", repeat=True)
 FLAVOUR = Kind(_as_flavour, str, str, "FLAVOUR")

@@ -171,14 +171,14 @@ MODELS: Option[tuple[Path, ...]] = Option(
     "models", kinds.PATHS, (), "Model file or SavedModel (repeat for several).", ("TFBUILD_MODELS",),
     flags=("--model",), metavar="MODEL", in_apps="must")
 SOURCE: Option[Path | None] = Option(
-    "source", kinds.PATH, None, "TensorFlow source tree to build.", ("TFBUILD_SOURCE",))
+    "source", kinds.PATH, None, "TensorFlow source tree to build.", ("TFBUILD_SOURCE",), metavar="DIR")
 FLAVOUR: Option[Flavour | None] = Option(
     "flavour", kinds.FLAVOUR, None, f"{' | '.join(Flavour)} (default: chosen from the target and the tree).",
     ("TFBUILD_FLAVOUR",))
 OUTPUT_DIR: Option[Path] = Option(
     "output_dir", kinds.PATH, Computed(_default_output_dir, "tfbuild-out/<target>, or tfbuild-out/<app>/<target>"),
     "Output directory.", ("TFBUILD_OUT",),
-    key="out", flags=("--out",))
+    key="out", flags=("--out-dir", "--out"), metavar="DIR")
 LOCAL: Option[bool] = Option(
     "local", kinds.SWITCH, False, "Run on this machine, not in a container.", ("TFBUILD_LOCAL",),
     flags=("--local/--no-local",))
@@ -191,7 +191,7 @@ PROTOBUF_RENAME: Option[bool] = Option(
     ("TFBUILD_PROTOBUF_RENAME",), flags=("--protobuf-rename/--no-protobuf-rename",))
 JOBS: Option[int] = Option(
     "jobs", kinds.COUNT, Computed(_cpu_count, "CPU count"), "Parallel compile jobs.",
-    ("TFBUILD_JOBS",))
+    ("TFBUILD_JOBS",), flags=("--jobs", "-j"))
 TIMEOUT: Option[float | None] = Option(
     "timeout", kinds.SECONDS, None, "Seconds the whole build may take (default: no limit).", ("TFBUILD_TIMEOUT",))
 CACHE_PREFIX: Option[str] = Option(

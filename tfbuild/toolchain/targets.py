@@ -270,3 +270,30 @@ def load_profile(path: Path) -> TargetProfile:
 def fill(text: str, **values: str) -> str:
     """``text`` with its placeholders replaced; profiles are tfbuild's own data, checked at load."""
     return text.format_map(values)
+
+
+def builds_here(profile: TargetProfile) -> tuple[bool, str]:
+    """Whether this machine can build ``profile`` now, and why: a target outside a Linux host's
+    reach (Android without its NDK, iOS without Xcode) says what it needs; a Linux target needs
+    its compiler on the PATH (a native or cross g++) or a Docker engine for its toolchain image.
+    Looks, runs nothing."""
+    import os
+    import shutil
+
+    if not profile.runnable_here:
+        return False, f"plan only (needs {', '.join(profile.requires)})"
+    compilers = []
+    if profile.ops_library is not None and "{" not in profile.ops_library.compiler:
+        compilers.append(profile.ops_library.compiler)
+    if profile.makefile is not None and "{" not in profile.makefile.variables.get("CXX", "{"):
+        compilers.append(profile.makefile.variables["CXX"])
+    compilers = list(dict.fromkeys(compilers or ["g++"]))
+    found = [compiler for compiler in compilers if shutil.which(compiler)]
+    if found:
+        return True, f"yes ({found[0]})"
+    docker = shutil.which("docker") is not None and (
+        bool(os.environ.get("DOCKER_HOST")) or Path("/var/run/docker.sock").exists()
+    )
+    if docker:
+        return True, "yes (in a container)"
+    return False, f"no (needs {' or '.join(compilers)}, or Docker)"

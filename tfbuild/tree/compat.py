@@ -29,8 +29,8 @@ from typing import Any
 
 from tfbuild.errors import ConfigError, InputFileError, PreflightError, SourceTreeError
 from tfbuild.fileio import atomic_write_bytes
-from tfbuild.model.analysis import is_valid_op_name
 from tfbuild.model.formats import LoadedModel, load_model
+from tfbuild.model.names import is_valid_op_name
 from tfbuild.model.rewrite import (
     InstalledOpDefs,
     attr_value_text,
