@@ -74,7 +74,7 @@ class HeaderOptions:
         pairs = []
         for entry in self.default_ops.split(","):
             parts = entry.split(":")
-            bad_kernel = parts[-1] and not is_valid_kernel_class(parts[-1])
+            bad_kernel = not is_valid_kernel_class(parts[-1])
             if len(parts) != 2 or not is_valid_op_name(parts[0]) or bad_kernel:
                 raise ConfigError(
                     f"default op {entry!r} is not OP:KERNEL_CLASS",
