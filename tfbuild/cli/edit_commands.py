@@ -149,7 +149,10 @@ def protobuf_rename(
     for line in plan.summary_lines():
         out.print(Text(line))
     if plan.changed and not dry_run:
-        apply_protobuf_rename(plan)
+        from tfbuild.tree.work_branch import tree_lock
+
+        with tree_lock(source, "rename protobuf in"):
+            apply_protobuf_rename(plan)
         out.print(Text(f"renamed: {len(plan.rewrites)} file(s) rewritten"))
     elif plan.changed:
         out.print(Text("dry run: nothing written"))

@@ -65,7 +65,15 @@ from tfbuild.tree.needs import KernelNeed, Needs, header_needs
 from tfbuild.tree.preflight import PreflightReport, PreflightRequest, check_tree, require_pass
 from tfbuild.tree.protobuf_rename import apply_protobuf_rename, plan_protobuf_rename
 from tfbuild.tree.retarget import retarget_analysis, retarget_notes, tree_name
-from tfbuild.tree.work_branch import WORK_BRANCH, CommitResult, commit_files, recorded_generated, tracked_paths
+from tfbuild.tree.work_branch import (
+    WORK_BRANCH,
+    CommitResult,
+    commit_files,
+    recorded_generated,
+    refuse_foreign_files,
+    tracked_paths,
+    tree_lock,
+)
 
 if TYPE_CHECKING:
     from tfbuild.pipeline.executor import ExecutionResult  # the docker SDK: only when something runs
@@ -204,7 +212,13 @@ def _why(path: str) -> str:
 
 
 def run_build(options: BuildOptions, *, console: Console | None = None) -> BuildResult:
-    """Run (or, with ``options.dry_run``, only plan) the build ``options`` describe."""
+    """Run (or, with ``options.dry_run``, only plan) the build ``options`` describe. A build
+    holds its tree's lock throughout (:func:`~tfbuild.tree.work_branch.tree_lock`)."""
+    with contextlib.nullcontext() if options.dry_run else tree_lock(options.source, "build from"):
+        return _run_build(options, console=console)
+
+
+def _run_build(options: BuildOptions, *, console: Console | None = None) -> BuildResult:
     log = Logger(console)
     profile = get_target(options.target)
     tree = read_tree_facts(options.source) if options.source is not None else None
@@ -493,6 +507,7 @@ def _tree_changes(plan: BuildPlan, tree: TreeFacts, edits: EditPlan | None) -> T
             if old != content:
                 files[path] = (old, content)
     written = {path: content for path, content in inside.items() if path not in tracked}
+    refuse_foreign_files(root, written)  # the user's own file there: stop before anything changes
     recorded = recorded_generated(root)
     return TreeChanges(root, edits, files, written, tuple(path for path in written if path not in recorded))
 

@@ -1,0 +1,191 @@
+"""Nothing of the user's in a source tree is replaced or lost (issue 25): a user's own untracked
+file where a build writes one, and two tfbuild runs on one tree at once.
+
+Real CLI runs on generated TensorFlow-shaped git trees (``tests/treegen.py``): in-process through
+:func:`tfbuild.cli.main`, and as separate processes where two of them meet at the tree's lock.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import treegen
+
+from tfbuild.cli import main
+from tfbuild.tree.work_branch import WORK_BRANCH
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+MIN_CLASS = "ReductionOp<CPUDevice, float, int32, Eigen::internal::MinReducer<float>>"
+HEADER_IN_TREE = treegen.OPS_TO_REGISTER_H
+USERS_HEADER = "// the user's own ops_to_register.h, not tfbuild's\n"
+
+
+def git(root: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, check=True).stdout.strip()
+
+
+def snapshot(root: Path) -> dict[str, object]:
+    files = {
+        path.relative_to(root).as_posix(): path.read_bytes()
+        for path in sorted(root.rglob("*"))
+        if path.is_file() and ".git" not in path.relative_to(root).parts
+    }
+    return {
+        "files": files,
+        "head": git(root, "rev-parse", "HEAD"),
+        "branches": git(root, "branch", "--format=%(refname:short)"),
+        "status": git(root, "status", "--porcelain", "--untracked-files=all", "--ignored"),
+    }
+
+
+@pytest.fixture
+def min_model(tmp_path: Path) -> Path:
+    model = tmp_path / "model_ops.json"
+    model.write_text(json.dumps([["Min", MIN_CLASS], ["Const", "ConstantOp"]]))
+    return model
+
+
+def fake_bazel(tmp_path: Path, script: str) -> dict[str, str]:
+    """An environment whose ``bazel`` runs ``script``."""
+    bin_dir = tmp_path / "fake-bazel"
+    bin_dir.mkdir(exist_ok=True)
+    bazel = bin_dir / "bazel"
+    bazel.write_text(f"#!/bin/sh\n{script}\n")
+    bazel.chmod(0o755)
+    return {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}", "TF_CPP_MIN_LOG_LEVEL": "3",
+            "PYTHONPATH": str(REPO_ROOT)}
+
+
+def build_argv(tree: Path, model: Path, out: Path, *more: str) -> list[str]:
+    return ["build", "--target", "linux-x86_64", "--flavour", "bazel", "--source", str(tree),
+            "--model", str(model), "--out", str(out), "--jobs", "2", "--local", *more]
+
+
+def error_lines(err: str) -> list[str]:
+    return [line for line in err.splitlines() if line.startswith("error:")]
+
+
+# -- the user's own ops_to_register.h ---------------------------------------------------------------
+
+
+def test_a_users_untracked_header_in_the_tree_is_refused_before_anything_changes(
+    tf1_tree: Path, min_model: Path, tmp_path: Path, capsys
+) -> None:
+    """Before: the build replaced it (the prerequisite check called the tree clean) and
+    ``edit --revert`` then deleted it as "written by tfbuild"."""
+    (tf1_tree / ".tf_configure.bazelrc").write_text("# configured\n")  # untracked: skips configure.py
+    (tf1_tree / HEADER_IN_TREE).write_text(USERS_HEADER)
+    before = snapshot(tf1_tree)
+    out = tmp_path / "out"
+    argv = build_argv(tf1_tree, min_model, out)
+    for args in (argv, [*argv, "--dry-run"]):  # the dry run's verdict is the build's
+        done = subprocess.run([sys.executable, "-m", "tfbuild", *args], capture_output=True, text=True,
+                              env=fake_bazel(tmp_path, "echo 'bazel must not run'; exit 3"), timeout=300)
+        assert done.returncode == 4, done.stderr[-3000:]
+        lines = error_lines(done.stderr)
+        assert len(lines) == 1, done.stderr
+        assert str(tf1_tree / HEADER_IN_TREE) in lines[0] and "tfbuild did not write" in lines[0]
+        assert "bazel must not run" not in done.stdout + done.stderr
+        assert snapshot(tf1_tree) == before
+        assert not out.exists()
+    assert main(["edit", "--revert", "--source", str(tf1_tree)]) == 0  # nothing to revert: nothing deleted
+    assert (tf1_tree / HEADER_IN_TREE).read_text() == USERS_HEADER
+
+
+def test_a_header_the_user_committed_is_changed_on_the_branch_and_restored_by_the_revert(
+    tf1_tree: Path, min_model: Path, tmp_path: Path
+) -> None:
+    """The fix the refusal names: committed, the file is the tree's, and the revert restores it."""
+    (tf1_tree / ".tf_configure.bazelrc").write_text("# configured\n")
+    (tf1_tree / HEADER_IN_TREE).write_text(USERS_HEADER)
+    git(tf1_tree, "add", "-f", HEADER_IN_TREE)
+    git(tf1_tree, "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false", "commit", "-qm", "h")
+    before = snapshot(tf1_tree)
+    done = subprocess.run(
+        [sys.executable, "-m", "tfbuild", *build_argv(tf1_tree, min_model, tmp_path / "out")],
+        capture_output=True, text=True, env=fake_bazel(tmp_path, "exit 3"), timeout=300,
+    )
+    assert done.returncode == 7, done.stderr[-3000:]
+    assert git(tf1_tree, "rev-parse", "--abbrev-ref", "HEAD") == WORK_BRANCH
+    assert (tf1_tree / HEADER_IN_TREE).read_text() != USERS_HEADER
+    assert main(["edit", "--revert", "--source", str(tf1_tree)]) == 0
+    assert snapshot(tf1_tree) == before
+
+
+# -- two runs on one tree ---------------------------------------------------------------------------
+
+
+def _wait_for(predicate, timeout: float = 120) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.1)
+
+
+def test_a_second_run_on_a_tree_stops_at_once_while_a_build_holds_it(
+    tf1_tree: Path, min_model: Path, tmp_path: Path
+) -> None:
+    """Two real processes: a build whose ``bazel`` waits, and then an edit, a revert and a second
+    build of the same tree. Before: ``internal error`` (exit 70, "a branch named
+    'tfbuild/selective-edits' already exists", or git's index.lock)."""
+    (tf1_tree / ".tf_configure.bazelrc").write_text("# configured\n")
+    started = tmp_path / "bazel-started"
+    env = fake_bazel(tmp_path, f"touch {started}; sleep 120")
+    first = subprocess.Popen(
+        [sys.executable, "-m", "tfbuild", *build_argv(tf1_tree, min_model, tmp_path / "out1")],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # noqa: PLW1509 (no threads here)
+    )
+    try:
+        _wait_for(lambda: started.exists() or first.poll() is not None)
+        assert first.poll() is None, first.communicate()[1][-3000:]
+        lock = tf1_tree / ".git" / "tfbuild.lock"
+        assert f"pid {first.pid}: build from" in lock.read_text()
+        branch_before = git(tf1_tree, "rev-parse", WORK_BRANCH)
+        for args in (
+            ["edit", "makefile", "--model", str(min_model), "--source", str(tf1_tree)],
+            ["edit", "--revert", "--source", str(tf1_tree)],
+            build_argv(tf1_tree, min_model, tmp_path / "out2"),
+        ):
+            t0 = time.monotonic()
+            second = subprocess.run([sys.executable, "-m", "tfbuild", *args], capture_output=True, text=True,
+                                    env=env, timeout=120)
+            assert second.returncode == 4, second.stderr[-3000:]
+            lines = error_lines(second.stderr)
+            assert len(lines) == 1, second.stderr
+            assert "another tfbuild is changing this tree" in lines[0] and f"pid {first.pid}" in lines[0]
+            assert time.monotonic() - t0 < 60
+            assert git(tf1_tree, "rev-parse", WORK_BRANCH) == branch_before
+        assert not (tmp_path / "out2").exists()
+    finally:
+        first.send_signal(signal.SIGINT)
+        first.communicate(timeout=120)
+    # the lock is free again: the revert the interrupted build names runs
+    assert main(["edit", "--revert", "--source", str(tf1_tree)]) == 0
+    assert WORK_BRANCH not in git(tf1_tree, "branch", "--format=%(refname:short)")
+
+
+def test_two_edits_started_together_never_end_in_an_internal_error(tf1_tree: Path, min_model: Path) -> None:
+    """Two ``tfbuild edit`` processes started at the same moment: one commits, the other stops
+    with the lock's message (or, if the first finished already, finds nothing left to change)."""
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
+    argv = [sys.executable, "-m", "tfbuild", "edit", "makefile", "--model", str(min_model), "--source", str(tf1_tree)]
+    for _ in range(3):
+        runs = [subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+                for _ in range(2)]
+        results = [(run.wait(timeout=300), run.communicate()) for run in runs]
+        codes = sorted(code for code, _ in results)
+        for code, (_, err) in results:
+            assert code in (0, 4), err
+            assert "internal error" not in err
+            if code == 4:
+                assert "another tfbuild is changing this tree" in err or "changed since the edit" in err, err
+        assert codes[0] == 0, results
+        assert main(["edit", "--revert", "--source", str(tf1_tree)]) == 0
