@@ -248,3 +248,40 @@ def test_default_op_with_empty_kernel_class_is_refused(model: Path, tmp_path: Pa
     code = main(["header", str(model), "-o", str(out), "--default-ops", "NoOp:"])
     assert_one_line(capsys, code, 2, "'NoOp:'")
     assert not out.exists()
+
+
+# --- manifest.json -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("fields", "message"),
+    [({"target": 5}, "target: expected a string"), ({"artifacts": "x"}, "artifacts"), ({"models": {}}, "models"),
+     ({"tensorflow": []}, "tensorflow")],
+    ids=["target-int", "artifacts-str", "models-dict", "tensorflow-list"],
+)
+@pytest.mark.parametrize("command", [["report", "--out", "{out}"],
+                                     ["linkflags", "--target", "linux-x86_64", "--artifacts", "{out}"]])
+def test_manifest_with_wrong_types(tmp_path: Path, capsys, fields, message: str, command: list[str]) -> None:
+    import json
+
+    from manifests import manifest_data
+
+    out = tmp_path / "out"
+    out.mkdir()
+    data = manifest_data(out)
+    data.update(fields)
+    (out / "manifest.json").write_text(json.dumps(data))
+    code = main([word.format(out=out) for word in command])
+    assert_one_line(capsys, code, 9, str(out / "manifest.json"), message)
+
+
+def test_manifest_that_is_not_utf8_or_a_fifo(tmp_path: Path) -> None:
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "manifest.json").write_bytes(b'{"target": "\xff"}')
+    (tmp_path / "fifo").mkdir()
+    os.mkfifo(tmp_path / "fifo" / "manifest.json")
+    for name, problem in (("bin", "not a valid manifest"), ("fifo", "FIFO")):
+        done = run_cli("report", "--out", str(tmp_path / name), cwd=tmp_path, timeout=30)
+        assert done.returncode == 9, done.stderr
+        line = one_error_line(done.stderr)
+        assert str(tmp_path / name / "manifest.json") in line and problem in line, line

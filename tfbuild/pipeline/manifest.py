@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as _dt
 import json
+import os
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
@@ -22,7 +23,7 @@ from typing import Any
 from tfbuild import __version__
 from tfbuild.config import read_mapping
 from tfbuild.errors import ConfigError, InputFileError, ManifestError
-from tfbuild.fileio import atomic_write_text, sha256_file, sha256_tree
+from tfbuild.fileio import atomic_write_text, read_input_bytes, sha256_file, sha256_tree
 from tfbuild.flavour import Flavour
 from tfbuild.pipeline.elf_pages import load_alignment
 from tfbuild.pipeline.plan import AndroidJniRecord, AndroidNdkUse, AppliedSizeProfile, BuildPlan
@@ -189,11 +190,12 @@ def write_manifest(manifest: Manifest, output_dir: Path) -> Path:
 
 
 def _read_json(path: Path) -> dict[str, Any]:
+    if not os.path.lexists(path):
+        raise InputFileError(f"{path}: no manifest, so no finished build here", hint="build first")
+    raw = read_input_bytes(path, error=ManifestError, hint="rebuild")  # bounded; a FIFO refused
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise InputFileError(f"{path}: no manifest, so no finished build here", hint="build first") from None
-    except (OSError, ValueError) as error:
+        data = json.loads(raw.decode("utf-8"))
+    except ValueError as error:
         raise ManifestError(f"{path}: not a valid manifest: {error}", hint="rebuild") from None
     if not isinstance(data, dict):
         raise ManifestError(f"{path}: not a valid manifest (not a JSON object)", hint="rebuild")
