@@ -189,3 +189,49 @@ def test_two_edits_started_together_never_end_in_an_internal_error(tf1_tree: Pat
                 assert "another tfbuild is changing this tree" in err or "changed since the edit" in err, err
         assert codes[0] == 0, results
         assert main(["edit", "--revert", "--source", str(tf1_tree)]) == 0
+
+
+# -- a failed step quotes its first error -----------------------------------------------------------
+
+
+def test_a_failed_step_quotes_the_first_compiler_error_not_makes_last_line(
+    tf1_tree: Path, min_model: Path, tmp_path: Path
+) -> None:
+    """The step (``bazel``, standing in) runs a real ``make -j2`` whose real compiler fails while
+    another job runs: make's last line is "Waiting for unfinished jobs", the error quoted is the
+    compiler's."""
+    (tf1_tree / ".tf_configure.bazelrc").write_text("# configured\n")
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "bad.c").write_text("int main(void) { return missing_variable; }\n")
+    (project / "Makefile").write_text("all: bad.o slow\nbad.o: bad.c\n\tcc -c bad.c -o bad.o\nslow:\n\tsleep 2\n")
+    env = fake_bazel(tmp_path, f"make --no-print-directory -C {project} -j2 2>&1; exit 2")
+    done = subprocess.run([sys.executable, "-m", "tfbuild", *build_argv(tf1_tree, min_model, tmp_path / "out")],
+                          capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 7, done.stderr[-3000:]
+    log = (tmp_path / "out" / "linux-x86_64.build.log").read_text()
+    assert "Waiting for unfinished jobs" in log.strip().splitlines()[-2]  # make's last line, then tfbuild's
+    lines = error_lines(done.stderr)
+    assert len(lines) == 1, done.stderr
+    assert "bad.c:1:" in lines[0] and "error:" in lines[0] and "missing_variable" in lines[0], lines[0]
+    assert "Waiting for unfinished jobs" not in lines[0]
+    assert main(["edit", "--revert", "--source", str(tf1_tree)]) == 0
+
+
+def test_an_undefined_cxa_thread_atexit_impl_says_why(tf1_tree: Path, min_model: Path, tmp_path: Path) -> None:
+    """A link that fails on ``__cxa_thread_atexit_impl`` (an Android JNI link with an NDK whose
+    libc++abi.a references it strongly, below API 23) names the linker's line and says why."""
+    (tf1_tree / ".tf_configure.bazelrc").write_text("# configured\n")
+    script = ("echo 'ld.lld: error: undefined symbol: __cxa_thread_atexit_impl'; "
+              "echo '>>> referenced by cxa_thread_atexit.cpp'; "
+              "echo 'clang++: error: linker command failed with exit code 1'; exit 1")
+    done = subprocess.run(
+        [sys.executable, "-m", "tfbuild", *build_argv(tf1_tree, min_model, tmp_path / "out")],
+        capture_output=True, text=True, env=fake_bazel(tmp_path, script), timeout=300,
+    )
+    assert done.returncode == 7, done.stderr[-3000:]
+    lines = error_lines(done.stderr)
+    assert len(lines) == 1, done.stderr
+    assert "ld.lld: error: undefined symbol: __cxa_thread_atexit_impl" in lines[0]
+    assert "API level 23" in lines[0] and "weakly" in lines[0]
+    assert main(["edit", "--revert", "--source", str(tf1_tree)]) == 0
