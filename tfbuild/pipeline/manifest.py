@@ -186,7 +186,32 @@ def make_manifest(
 
 
 def write_manifest(manifest: Manifest, output_dir: Path) -> Path:
-    return atomic_write_text(Path(output_dir) / MANIFEST_NAME, manifest.to_json())
+    """Write a build's manifest. A rerun that made the same artifacts from the same header and
+    models keeps what later commands added to the last one (``verify``, ``aar``): their verdict
+    is about those very bytes. Any changed digest drops them."""
+    kept = _keep_later_sections(manifest, Path(output_dir))
+    return atomic_write_text(Path(output_dir) / MANIFEST_NAME, kept.to_json())
+
+
+def _keep_later_sections(manifest: Manifest, output_dir: Path) -> Manifest:
+    if not (output_dir / MANIFEST_NAME).is_file():
+        return manifest
+    try:
+        old = Manifest.read(output_dir)
+    except InputFileError:  # damaged, or of another schema: nothing to keep
+        return manifest
+    if _digests(old) != _digests(manifest):
+        return manifest
+    return dataclasses.replace(manifest, verify=old.verify, aar=old.aar)
+
+
+def _digests(manifest: Manifest) -> tuple[object, ...]:
+    """What a ``verify`` or ``aar`` section is about: the artifacts, header and models, by content."""
+    return (
+        sorted((record.name, record.sha256) for record in manifest.artifacts),
+        manifest.header.sha256,
+        sorted((record.name, record.sha256) for record in manifest.models),
+    )
 
 
 def _read_json(path: Path) -> dict[str, Any]:
@@ -205,7 +230,8 @@ def _read_json(path: Path) -> dict[str, Any]:
 def update_manifest(output_dir: Path, section: str, value: Mapping[str, Any]) -> Path:
     """Set one of the sections :data:`AFTER_THE_BUILD` of the manifest in ``output_dir``
     (``tfbuild verify`` adds ``verify``), keeping the rest as it is; written atomically. A new
-    build drops it again. The manifest is read as :meth:`Manifest.read` reads it, first."""
+    build keeps it only when its artifacts, header and models are byte-identical
+    (:func:`write_manifest`). The manifest is read as :meth:`Manifest.read` reads it, first."""
     manifest = Manifest.read(output_dir)
     if section == "verify":
         manifest = dataclasses.replace(manifest, verify=dict(value))
