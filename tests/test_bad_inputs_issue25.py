@@ -285,3 +285,18 @@ def test_manifest_that_is_not_utf8_or_a_fifo(tmp_path: Path) -> None:
         assert done.returncode == 9, done.stderr
         line = one_error_line(done.stderr)
         assert str(tmp_path / name / "manifest.json") in line and problem in line, line
+
+
+def test_header_input_that_is_a_device_or_fifo(tmp_path: Path) -> None:
+    """``tfbuild linkflags``/``edit``/``check`` read an ops_to_register.h: bounded, a FIFO refused."""
+    import treegen
+
+    tree = treegen.make_tf1_tree(tmp_path / "tf1")
+    fifo = tmp_path / "ops_to_register.h"
+    os.mkfifo(fifo)
+    for header, kind in (("/dev/zero", "device"), (str(fifo), "FIFO")):
+        done = run_cli("edit", "makefile", "--header", header, "--source", str(tree), "--dry-run",
+                       cwd=tmp_path, timeout=60)
+        assert done.returncode == 3, done.stderr
+        line = one_error_line(done.stderr)
+        assert header in line and kind in line, line

@@ -235,3 +235,35 @@ def test_an_undefined_cxa_thread_atexit_impl_says_why(tf1_tree: Path, min_model:
     assert "ld.lld: error: undefined symbol: __cxa_thread_atexit_impl" in lines[0]
     assert "API level 23" in lines[0] and "weakly" in lines[0]
     assert main(["edit", "--revert", "--source", str(tf1_tree)]) == 0
+
+
+# -- the dry run's exit code is the build's ----------------------------------------------------------
+
+
+@pytest.mark.parametrize("case", ["no-docker-engine", "out-under-a-file", "out-is-a-file"])
+def test_the_dry_run_exits_with_the_code_the_build_would(
+    tf1_tree: Path, min_model: Path, tmp_path: Path, capsys, monkeypatch, case: str
+) -> None:
+    """README: the dry run "exits with the same code" as the build. Before: without Docker the
+    dry run exited 0 and the build 6; with --out under a file, 0 and 2."""
+    out = tmp_path / "out"
+    expected = 2
+    if case == "no-docker-engine":
+        monkeypatch.setenv("DOCKER_HOST", f"unix://{tmp_path / 'no-docker.sock'}")
+        expected = 6
+    elif case == "out-under-a-file":
+        (tmp_path / "afile").write_text("x\n")
+        out = tmp_path / "afile" / "out"
+    else:
+        out.write_text("x\n")
+    before = snapshot(tf1_tree)
+    argv = ["build", "--target", "linux-x86_64", "--flavour", "makefile", "--source", str(tf1_tree),
+            "--model", str(min_model), "--out", str(out)]
+    dry = main([*argv, "--dry-run"])
+    captured = capsys.readouterr()
+    assert dry == expected, captured.err
+    assert f"(exit {expected})" in captured.out  # the plan is printed all the same
+    assert len(error_lines(captured.err)) == 1, captured.err
+    assert main(argv) == expected
+    assert len(error_lines(capsys.readouterr().err)) == 1
+    assert snapshot(tf1_tree) == before

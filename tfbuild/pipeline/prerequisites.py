@@ -100,7 +100,23 @@ def check_prerequisites(
     found += _android_dirs(plan, profile, options)
     if commit_in is not None:
         found.append(_committable(commit_in))
+    found += _unwritable_output(options.output_dir)
     return tuple(found)
+
+
+def _unwritable_output(output_dir: Path) -> list[Prerequisite]:
+    """The output directory, when no file can be written there (it is a file, or lies under
+    one): the build would stop at its first output (exit 2), so the dry run says so too."""
+    from tfbuild.errors import OutputPathError
+    from tfbuild.fileio import check_output_path
+
+    try:
+        check_output_path(Path(output_dir))
+        if Path(output_dir).exists() and not Path(output_dir).is_dir():
+            raise OutputPathError(f"{output_dir}: is a file, not a directory", hint="give a directory for --out")
+    except OutputPathError as error:
+        return [Prerequisite(f"output directory {output_dir}", error=error)]
+    return []
 
 
 def require_prerequisites(prerequisites: Sequence[Prerequisite]) -> None:

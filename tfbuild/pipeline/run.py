@@ -96,6 +96,9 @@ class BuildResult:
     log: Path | None = None
     report: WrittenReport | None = None
     """The size report (report.md, .html, .json in the output directory); None if it failed."""
+    stop: TfbuildError | None = None
+    """On a dry run, what would stop the build before it starts (a missing prerequisite): the
+    CLI prints the plan, then exits with this error's code, as the build would."""
 
     @property
     def dry_run(self) -> bool:
@@ -268,7 +271,8 @@ def _run_build(options: BuildOptions, *, console: Console | None = None) -> Buil
             notes.append(_RENAME_NOTE)
         text = plan_text(plan, notes=notes) + _dry_run_report(changes, prerequisites, scan_notes, options)
         return BuildResult(
-            plan=plan, text=text, notes=tuple(notes), header=header_path, header_text=header_text
+            plan=plan, text=text, notes=tuple(notes), header=header_path, header_text=header_text,
+            stop=_dry_run_stop(prerequisites),
         )
 
     require_prerequisites(prerequisites)
@@ -560,6 +564,16 @@ def _undo_notes(changed: _ChangeLog | None) -> Iterator[None]:
                 error.add_note(f"  {line}")
             error.add_note(f"undo it with: {revert_command(changed.changes.root)}")
         raise
+
+
+def _dry_run_stop(prerequisites: tuple[Prerequisite, ...]) -> TfbuildError | None:
+    """What would stop the build the dry run planned, as :func:`require_prerequisites` raises it
+    (so with the same exit code): the dry run exits with it."""
+    try:
+        require_prerequisites(prerequisites)
+    except TfbuildError as missing:
+        return missing
+    return None
 
 
 def _dry_run_report(
