@@ -111,10 +111,11 @@ def test_a_missing_kernel_source_is_exit_5_for_check_dry_run_and_build_alike(
     ("bazel", "reduction_ops_min.cc", '+        "reduction_ops_min.cc",'),
 ])
 def test_the_dry_run_shows_every_edit_as_a_diff_and_changes_nothing(
-    tf1_tree, min_model, tmp_path, capsys, flavour, entry, diff_line
+    tf1_tree, min_model, tmp_path, capsys, monkeypatch, flavour, entry, diff_line
 ):
     before = snapshot(tf1_tree)
     out = tmp_path / "out"
+    monkeypatch.setenv("PATH", failing_bazel(tmp_path, "exit 0"))  # a bazel: the dry run exits as the build would
     assert main(build_argv(tf1_tree, min_model, out, flavour, "--local", "--dry-run")) == 0
     text = capsys.readouterr().out
     edited = treegen.OP_FILES_TXT if flavour == "makefile" else treegen.KERNELS_BUILD

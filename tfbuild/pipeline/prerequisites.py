@@ -108,15 +108,18 @@ def _unwritable_output(output_dir: Path) -> list[Prerequisite]:
     """The output directory, when no file can be written there (it is a file, or lies under
     one): the build would stop at its first output (exit 2), so the dry run says so too."""
     from tfbuild.errors import OutputPathError
-    from tfbuild.fileio import check_output_path
 
-    try:
-        check_output_path(Path(output_dir))
-        if Path(output_dir).exists() and not Path(output_dir).is_dir():
-            raise OutputPathError(f"{output_dir}: is a file, not a directory", hint="give a directory for --out")
-    except OutputPathError as error:
-        return [Prerequisite(f"output directory {output_dir}", error=error)]
-    return []
+    out = Path(output_dir)
+    problem = None
+    if out.exists():
+        problem = None if out.is_dir() else f"{out}: is a file, not a directory"
+    else:
+        parent = next((parent for parent in out.parents if parent.exists()), None)
+        if parent is not None and not parent.is_dir():
+            problem = f"{out}: {parent} is a file, not a directory"
+    if problem is None:
+        return []
+    return [Prerequisite(f"output directory {out}", error=OutputPathError(problem, hint="give a directory for --out"))]
 
 
 def require_prerequisites(prerequisites: Sequence[Prerequisite]) -> None:
