@@ -267,3 +267,23 @@ def test_the_dry_run_exits_with_the_code_the_build_would(
     assert main(argv) == expected
     assert len(error_lines(capsys.readouterr().err)) == 1
     assert snapshot(tf1_tree) == before
+
+
+def test_an_edit_of_a_tracked_symlink_never_writes_outside_the_tree(
+    tf1_tree: Path, min_model: Path, tmp_path: Path, capsys
+) -> None:
+    """``-o`` writes through a link; tfbuild's commits in a tree do not: git tracks the link, the
+    commit records its change, and the revert restores it (the file it named is never touched)."""
+    outside = tmp_path / "outside_tf_op_files.txt"
+    listing = tf1_tree / treegen.OP_FILES_TXT
+    outside.write_bytes(listing.read_bytes())
+    listing.unlink()
+    listing.symlink_to(outside)
+    git(tf1_tree, "add", "-A")
+    git(tf1_tree, "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false", "commit", "-qm", "link")
+    before, outside_before = snapshot(tf1_tree), outside.read_bytes()
+    assert main(["edit", "makefile", "--model", str(min_model), "--source", str(tf1_tree)]) == 0, capsys.readouterr()
+    assert not listing.is_symlink() and listing.read_bytes() != outside_before
+    assert outside.read_bytes() == outside_before
+    assert main(["edit", "--revert", "--source", str(tf1_tree)]) == 0
+    assert listing.is_symlink() and snapshot(tf1_tree) == before

@@ -64,7 +64,7 @@ def read_input_bytes(
     return data
 
 
-def atomic_write_bytes(path: Path | str, data: bytes, *, mode: int | None = None) -> Path:
+def atomic_write_bytes(path: Path | str, data: bytes, *, mode: int | None = None, through_links: bool = True) -> Path:
     """Write ``data`` to ``path`` through a temporary file in the same directory and a rename.
 
     Readers see either the old file or the complete new one; an exception leaves no trace. A
@@ -76,9 +76,12 @@ def atomic_write_bytes(path: Path | str, data: bytes, *, mode: int | None = None
     (:class:`OutputPathError`): replacing ``/dev/null`` with a plain file would lose it. An
     operating-system error while writing (a read-only directory, a full disk) is an
     :class:`OutputWriteError` naming ``path``, not the hidden temporary file.
+
+    ``through_links=False`` replaces a link itself (tfbuild's commits in a source tree: git
+    records the change of the path it tracks, and the revert restores the link).
     """
     given = Path(path)
-    path = output_target(given)
+    path = output_target(given) if through_links else given
     check_output_path(path)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -211,7 +211,7 @@ def commit_files(
         repo.git.checkout("-q", "-b", WORK_BRANCH)
     try:
         for path, (_, new) in files.items():
-            atomic_write_bytes(Path(root) / path, new.encode("utf-8", "surrogateescape"))
+            atomic_write_bytes(Path(root) / path, new.encode("utf-8", "surrogateescape"), through_links=False)
         if files:
             repo.git.add("--", *files)
         trailers = [f"Tfbuild-Base-Branch: {base_branch or '(detached)'}", f"Tfbuild-Base-Commit: {base_commit}"]
@@ -222,7 +222,7 @@ def commit_files(
             )
     except BaseException as error:
         for path, (old, _) in files.items():
-            atomic_write_bytes(Path(root) / path, old.encode("utf-8", "surrogateescape"))
+            atomic_write_bytes(Path(root) / path, old.encode("utf-8", "surrogateescape"), through_links=False)
         if files:
             repo.git.reset("-q", "--", *files)
         if created:
