@@ -9,6 +9,7 @@ links Android programs; the other NDKs are metadata only (tests/android_dirs.py)
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 from pathlib import Path
@@ -325,6 +326,11 @@ def test_a_directory_without_source_properties_is_refused(tf1_tree, const_model,
 def test_the_dry_run_says_which_ndk_and_where_it_was_given(tf1_tree, const_model, tmp_path, capsys, android_env):
     r18 = make_ndk(tmp_path / "android-ndk-r18b", revision="18.1.5063045")
     android_env.setenv("ANDROID_NDK_HOME", str(r18))
+    bazel = tmp_path / "bin" / "bazel"  # on PATH: the dry run exits with the code the build would
+    bazel.parent.mkdir()
+    bazel.write_text("#!/bin/sh\nexit 0\n")
+    bazel.chmod(0o755)
+    android_env.setenv("PATH", f"{bazel.parent}{os.pathsep}{os.environ['PATH']}")
     code = main(["build", "--source", str(tf1_tree), "--model", str(const_model), "--out", str(tmp_path / "out"),
                  "--target", "android-arm64", "--flavour", "bazel", "--sdk", str(make_sdk(tmp_path / "sdk")),
                  "--local", "--dry-run"])

@@ -111,10 +111,11 @@ def test_a_missing_kernel_source_is_exit_5_for_check_dry_run_and_build_alike(
     ("bazel", "reduction_ops_min.cc", '+        "reduction_ops_min.cc",'),
 ])
 def test_the_dry_run_shows_every_edit_as_a_diff_and_changes_nothing(
-    tf1_tree, min_model, tmp_path, capsys, flavour, entry, diff_line
+    tf1_tree, min_model, tmp_path, capsys, monkeypatch, flavour, entry, diff_line
 ):
     before = snapshot(tf1_tree)
     out = tmp_path / "out"
+    monkeypatch.setenv("PATH", failing_bazel(tmp_path, "exit 0"))  # a bazel: the dry run exits as the build would
     assert main(build_argv(tf1_tree, min_model, out, flavour, "--local", "--dry-run")) == 0
     text = capsys.readouterr().out
     edited = treegen.OP_FILES_TXT if flavour == "makefile" else treegen.KERNELS_BUILD
@@ -157,7 +158,7 @@ def test_no_bazel_on_path_stops_the_build_before_the_tree_changes(tf1_tree, min_
     assert WORK_BRANCH not in before["branches"]
     assert not out.exists()
 
-    assert main(build_argv(tf1_tree, min_model, out, "bazel", "--local", "--dry-run")) == 0
+    assert main(build_argv(tf1_tree, min_model, out, "bazel", "--local", "--dry-run")) == 6  # the build's code
     text = capsys.readouterr().out
     assert "MISSING  bazel: not found on this machine" in text
     assert "The build would stop here, before changing anything" in text and "(exit 6)" in text
@@ -362,7 +363,7 @@ def test_an_absolute_protobuf_host_link_is_named_before_a_container_build(tf1_tr
     before = snapshot(tf1_tree)
     code = main(build_argv(tf1_tree, min_model, tmp_path / "out", "makefile", "--dry-run"))
     printed = capsys.readouterr().out
-    assert code == 0  # a dry run lists what is missing and plans all the same
+    assert code == 4  # a dry run lists what is missing, plans all the same, and exits as the build would
     line = next(line for line in printed.splitlines() if "protobuf-host" in line)
     assert line.strip().startswith("MISSING") and f"links to {gen / 'protobuf'}" in line
     assert "make the link relative: ln -sfn protobuf " in line

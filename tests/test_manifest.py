@@ -124,3 +124,35 @@ def test_host_builds_have_no_toolchain_and_time_is_utc(tmp_path):
                              image_id=None, now=local)
     assert manifest.toolchain is None and manifest.created == "2024-01-01T10:00:00Z"
     assert json.loads(manifest.to_json())["toolchain"] is None
+
+
+def test_a_rerun_with_the_same_artifacts_keeps_verify_and_a_changed_one_drops_it(tmp_path):
+    """Issue 25: a rerun rewrote manifest.json without its verify section. Decision: the rerun
+    keeps ``verify`` (and ``aar``) while the artifacts, header and models are byte-identical."""
+    out = tmp_path / "out"
+    (out / "header").mkdir(parents=True)
+    header = out / "header" / "ops_to_register.h"
+    header.write_text("#define SHOULD_REGISTER_OP(op) true\n")
+    lib, exe = out / "libtensorflow-core.a", out / "benchmark"
+    lib.write_bytes(b"!<arch>\n" + b"x" * 100)
+    exe.write_bytes(b"\x7fELF" + b"y" * 10)
+    model = tmp_path / "model.pb"
+    model.write_bytes(b"graph")
+    tensorflow = TensorFlowRecord(version="1.12.0", commit=None, source="/src/tf", analysis_version="2.21.0")
+
+    def build() -> None:
+        manifest = make_manifest(plan(out, None), artifacts=(lib, exe), header=header, models=(model,),
+                                 tensorflow=tensorflow, image_id=None)
+        write_manifest(manifest, out)
+
+    build()
+    update_manifest(out, "verify", {"passed": True})
+    update_manifest(out, "aar", {"name": "x.aar"})
+    build()  # the same bytes: the verdict still holds
+    again = Manifest.read(out)
+    assert again.verify == {"passed": True} and again.aar == {"name": "x.aar"}
+    exe.write_bytes(b"\x7fELF" + b"z" * 10)
+    build()  # another binary: no verdict about it yet
+    changed = Manifest.read(out)
+    assert changed.verify is None and changed.aar is None
+    assert "verify" not in json.loads((out / "manifest.json").read_text())

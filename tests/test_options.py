@@ -179,7 +179,7 @@ def test_missing_config_file_is_a_config_error(tmp_path):
 
 @pytest.mark.parametrize("path", INVALID, ids=[p.stem for p in INVALID])
 def test_invalid_config_is_a_config_error_naming_the_file(path, tmp_path):
-    expected = path.read_text().splitlines()[0].removeprefix("# error: ")
+    expected = path.read_text(errors="replace").splitlines()[0].removeprefix("# error: ")
     with pytest.raises(ConfigError) as caught:
         resolve(cwd=tmp_path, config=path)
     assert expected in caught.value.one_line()

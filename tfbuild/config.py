@@ -20,6 +20,7 @@ import contextlib
 import dataclasses
 import difflib
 import functools
+import os
 import re
 import tomllib
 import types
@@ -38,12 +39,20 @@ D = TypeVar("D", bound="DataclassInstance")
 
 
 def load_toml(path: Path) -> dict[str, object]:
-    """Parse ``path``; a missing file or a syntax error is a :class:`ConfigError` naming it."""
+    """Parse ``path``; a missing file, a directory, a FIFO or device, a file larger than
+    :data:`~tfbuild.fileio.SMALL_SIZE_LIMIT`, bytes that are not UTF-8 or a syntax error is a
+    :class:`ConfigError` naming it."""
+    from tfbuild.fileio import read_input_bytes
+
+    if not os.path.lexists(path):
+        raise ConfigError(f"{path}: file not found", hint="check the path")
+    data = read_input_bytes(path, error=ConfigError, hint="check the path")
     try:
-        with open(path, "rb") as handle:
-            return tomllib.load(handle)
-    except FileNotFoundError:
-        raise ConfigError(f"{path}: file not found", hint="check the path") from None
+        return tomllib.loads(data.decode("utf-8"))
+    except UnicodeDecodeError as error:
+        raise ConfigError(
+            f"{path}: not valid TOML: not UTF-8 (byte {error.start})", hint="save the file as UTF-8"
+        ) from None
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"{path}: not valid TOML: {error}", hint="fix the syntax") from None
 

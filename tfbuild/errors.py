@@ -45,6 +45,14 @@ class OutputPathError(ConfigError):
     """An output path no file can be written to (a directory, a path under a file, an input)."""
 
 
+class OutputWriteError(TfbuildError):
+    """An output the operating system would not let tfbuild write (a read-only directory, a
+    full disk; stdout on a full disk): named as the user gave it, never by the hidden temporary
+    file. Exit code 1, as for any other operating-system error."""
+
+    exit_code = 1
+
+
 class SourceTreeError(TfbuildError):
     """The TensorFlow source tree is missing, dirty, unknown or not laid out as expected."""
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import functools
 import importlib
+import io
 import os
 import sys
 from collections.abc import Callable
@@ -28,6 +29,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 import typer
 import typer.main
+from typer._click import exceptions as click_errors  # the click Typer bundles and raises
 from typer.core import TyperArgument, TyperCommand, TyperGroup, TyperOption
 
 from tfbuild import __version__
@@ -287,22 +289,20 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of the console script.
 
     With ``argv`` (tests) the exit code is returned; without it (the console script) the process
-    exits with it. Usage errors are Typer's own; :class:`TfbuildError` becomes one line on
+    exits with it. A usage error is one line and exit code 2; :class:`TfbuildError` becomes one line on
     stderr and its exit code, Ctrl-C "interrupted" and 130; the notes the library added to
     either (a build that had changed the source tree says what and how to undo it) follow, one
     line each. Anything else is a tfbuild bug and keeps its traceback.
     """
+    if argv is None:
+        _name_stdout()
     try:
-        args = sys.argv[1:] if argv is None else argv
-        command = _command(_command_named(args))
-        if "rich.console" in sys.modules:  # a command module printing through rich imported it
-            patch_rich()
-        if _asks_for_help(args):
-            _polish_help(command, rich=_is_terminal(sys.stdout), shown=_command_named(args))
-        else:  # a usage error goes to stderr: boxed there only on a terminal
-            command.rich_markup_mode = "rich" if _is_terminal(sys.stderr) else None
-        command.main(args=argv, prog_name="tfbuild")
-        code = 0
+        command = _prepared_command(sys.argv[1:] if argv is None else argv)
+        # not standalone: a usage error reaches us, to be one line rather than click's box
+        result = command.main(args=argv, prog_name="tfbuild", standalone_mode=False)
+        code = result if isinstance(result, int) else 0
+    except (click_errors.ClickException, typer.Abort) as usage:
+        code = _usage_error(usage)
     except SystemExit as done:
         code = done.code if isinstance(done.code, int) else (0 if done.code is None else 1)
         if _state["broken_pipe"]:
@@ -331,6 +331,19 @@ def main(argv: list[str] | None = None) -> int:
     return code
 
 
+def _prepared_command(args: list[str]) -> Any:
+    """The click command for ``args``: only the named command's module loaded, its help made for
+    where it is shown (boxed on a terminal, plain in a file or a pipe)."""
+    command = _command(_command_named(args))
+    if "rich.console" in sys.modules:  # a command module printing through rich imported it
+        patch_rich()
+    if _asks_for_help(args):
+        _polish_help(command, rich=_is_terminal(sys.stdout), shown=_command_named(args))
+    else:  # a usage error goes to stderr: boxed there only on a terminal
+        command.rich_markup_mode = "rich" if _is_terminal(sys.stderr) else None
+    return command
+
+
 _ROOT_FLAGS = frozenset({"--debug", "-q", "--quiet", "-v", "--verbose"})
 
 
@@ -344,6 +357,19 @@ def _command_named(args: list[str]) -> str | None:
             return arg if arg in _MODULES else None
     return None
 
+
+def _usage_error(usage: Exception) -> int:
+    """A usage error (an unknown command or option, an option without its value) in one line
+    and exit code 2, rather than click's box of five."""
+    if isinstance(usage, click_errors.NoArgsIsHelpError):
+        return 2  # the help, printed when the error was made
+    if not isinstance(usage, click_errors.ClickException):  # typer.Abort
+        stderr.print("error: aborted", markup=False)
+        return 1
+    ctx = getattr(usage, "ctx", None)
+    where = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
+    stderr.print(f"error: {usage.format_message()}{where}", markup=False)
+    return usage.exit_code
 
 @functools.cache
 def _command(name: str | None = None) -> Any:
@@ -365,6 +391,8 @@ def _unexpected(failure: Exception) -> int:
     """One line for a failure no command expected: an operating system error (a full disk, a
     permission) names its file; anything else is a tfbuild bug, reported as one."""
     if isinstance(failure, OSError) and failure.strerror:
+        if failure.filename == "stdout":  # the output itself could not be written (a full disk)
+            _detach_stdout()
         where = f"{failure.filename}: " if failure.filename else ""
         stderr.print(f"error: {where}{failure.strerror}", markup=False)
         _print_notes(failure)
@@ -373,6 +401,46 @@ def _unexpected(failure: Exception) -> int:
                  "traceback, and please report it", markup=False)
     _print_notes(failure)
     return 70  # EX_SOFTWARE
+
+
+class _NamedStdout(io.RawIOBase):
+    """File descriptor 1, whose write errors name "stdout": ``tfbuild ... > /dev/full`` says
+    "error: stdout: No space left on device", as an error on an output file names the file."""
+
+    def __init__(self, fd: int) -> None:
+        super().__init__()
+        self._fd = fd
+
+    def writable(self) -> bool:
+        return True
+
+    def fileno(self) -> int:
+        return self._fd
+
+    def isatty(self) -> bool:
+        return os.isatty(self._fd)
+
+    def write(self, data: Any) -> int:
+        try:
+            return os.write(self._fd, data)
+        except OSError as error:  # OSError(EPIPE, ...) is still a BrokenPipeError
+            raise OSError(error.errno, error.strerror, "stdout") from None
+
+
+def _name_stdout() -> None:
+    """Put :class:`_NamedStdout` under the process's own stdout (not under a test's capture)."""
+    real = sys.__stdout__
+    if real is None or sys.stdout is not real:
+        return
+    try:
+        fd = real.fileno()
+    except (OSError, ValueError):
+        return
+    real.flush()
+    sys.stdout = io.TextIOWrapper(
+        io.BufferedWriter(_NamedStdout(fd)), encoding=real.encoding, errors=real.errors,
+        line_buffering=real.line_buffering,
+    )
 
 
 def _report_broken_pipe() -> int:

@@ -152,9 +152,11 @@ def build_command(
     result = run_build(options, console=None if options.dry_run else real_console(_err if as_json else _out))
     if as_json:
         _print_build_json(result)
-        return
-    if result.dry_run:
+    elif result.dry_run:
         _plain.print(result.text, end="")
+    if result.stop is not None:  # the dry run's verdict: the code the build would exit with
+        raise result.stop
+    if as_json or result.dry_run:
         return
     for note in result.notes:
         _plain.print(f"note: {note}")

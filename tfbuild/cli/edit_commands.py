@@ -171,7 +171,10 @@ def protobuf_rename(
     for line in plan.summary_lines():
         out.print(plain(line))
     if plan.changed and not dry_run:
-        apply_protobuf_rename(plan)
+        from tfbuild.tree.work_branch import tree_lock
+
+        with tree_lock(source, "rename protobuf in"):
+            apply_protobuf_rename(plan)
         out.print(plain(f"renamed: {len(plan.rewrites)} file(s) rewritten"))
     elif plan.changed:
         out.print(plain("dry run: nothing written"))

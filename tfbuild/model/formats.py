@@ -30,7 +30,7 @@ from types import ModuleType
 from typing import Any
 
 from tfbuild.errors import InputFileError, ToolchainError
-from tfbuild.fileio import sha256_file
+from tfbuild.fileio import MODEL_SIZE_LIMIT, input_problem, read_input_bytes, sha256_file
 from tfbuild.model.memmapped import is_package, read_package
 from tfbuild.model.scope import ModelScope, output_graph_def, scoped_graph_defs
 
@@ -130,8 +130,10 @@ def load_model(path: Path | str, scope: ModelScope = EVERYTHING) -> LoadedModel:
     names.
     """
     path = Path(path)
-    if not path.exists():
-        raise InputFileError(f"{path}: no such file or directory", hint="check the model path")
+    try:
+        path.stat()
+    except OSError as error:
+        raise InputFileError(f"{path}: {input_problem(path, error)}", hint="check the model path") from None
     if path.is_dir():
         return _load_saved_model_dir(path, scope)
     data = _read_nonempty(path)
@@ -161,10 +163,7 @@ def _with_proto_fallback(
 
 
 def _read_nonempty(path: Path) -> bytes:
-    try:
-        data = path.read_bytes()
-    except OSError as error:
-        raise InputFileError(f"{path}: cannot read: {error.strerror}") from error
+    data = read_input_bytes(path, limit=MODEL_SIZE_LIMIT)
     if not data.strip():
         raise InputFileError(f"{path}: the file is empty", hint="re-export the model")
     return data

@@ -15,6 +15,7 @@ reads headers back for later steps (kernel-file resolution, preflight).
 from __future__ import annotations
 
 import json
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,7 +23,7 @@ from typing import TYPE_CHECKING
 
 from tfbuild import __version__
 from tfbuild.errors import ConfigError, InputFileError
-from tfbuild.fileio import atomic_write_text
+from tfbuild.fileio import atomic_write_text, read_input_bytes
 from tfbuild.model.names import is_valid_kernel_class, is_valid_op_name
 
 if TYPE_CHECKING:
@@ -77,7 +78,7 @@ class HeaderOptions:
         pairs = []
         for entry in self.default_ops.split(","):
             parts = entry.split(":")
-            bad_kernel = parts[-1] and not is_valid_kernel_class(parts[-1])
+            bad_kernel = not is_valid_kernel_class(parts[-1])
             if len(parts) != 2 or not is_valid_op_name(parts[0]) or bad_kernel:
                 raise ConfigError(
                     f"default op {entry!r} is not OP:KERNEL_CLASS",
@@ -229,11 +230,11 @@ def parse_header(path: Path) -> HeaderContents:
     """Read an ops_to_register.h written by tfbuild or by TF's print_selective_registration_header
     (later steps resolve kernel files and check trees from it)."""
     path = Path(path)
+    if not os.path.lexists(path):
+        raise InputFileError(f"{path}: no such header", hint="run `tfbuild header` first")
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError as error:
-        raise InputFileError(f"{path}: no such header", hint="run `tfbuild header` first") from error
-    except (OSError, UnicodeDecodeError) as error:
+        text = read_input_bytes(path).decode("utf-8")  # bounded; a FIFO or device refused
+    except UnicodeDecodeError as error:
         raise InputFileError(f"{path}: cannot read the header ({error})") from error
     body = _strip_comments(text)
     defines = {m.group("name"): m.group("value").strip() for m in _DEFINE.finditer(body)}

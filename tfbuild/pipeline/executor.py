@@ -53,6 +53,21 @@ DRY_RUN_SECONDS = 120.0
 LineFn = Callable[[str], None]
 
 
+_ERROR_LINE = re.compile(r"(?:^|[\s:])(?:fatal )?error: |undefined reference to |\bundefined symbol: ")
+"""A compiler's or linker's error line (``x.cc:3:1: error:``, ``ld.lld: error: undefined symbol:``,
+``ld: x.o: undefined reference to``), not make's ``*** Waiting for unfinished jobs`` or its
+``Error 1``: the first one says why a step failed, the last line rarely does."""
+THREAD_ATEXIT_HINT = (
+    "__cxa_thread_atexit_impl is in bionic only from API level 23: this NDK's libc++abi.a references it "
+    "strongly (a real NDK r14+ references it weakly), so use a real NDK or an API level of 23 or later"
+)
+
+
+def first_error_line(line: str) -> bool:
+    """Whether ``line`` is a compiler's or linker's error (see :data:`_ERROR_LINE`)."""
+    return _ERROR_LINE.search(line) is not None and not line.lstrip().startswith(("make", "make["))
+
+
 @dataclass(frozen=True)
 class ExecutionResult:
     """What a finished build left behind."""
@@ -69,13 +84,17 @@ class StepFailed(BuildError):
     step's code is ``step_exit_code``."""
 
     def __init__(
-        self, step: Step, index: int, total: int, step_exit_code: int, log_path: Path, tail: tuple[str, ...]
+        self, step: Step, index: int, total: int, step_exit_code: int, log_path: Path, tail: tuple[str, ...],
+        first_error: str | None = None,
     ) -> None:
         last = next((line for line in reversed(tail) if line.strip()), "no output")
+        quoted = (first_error or last).strip()[:300]
+        hint = f"full log: {log_path}"
+        if first_error is not None and "__cxa_thread_atexit_impl" in first_error:
+            hint = f"{THREAD_ATEXIT_HINT}; {hint}"
         super().__init__(
-            f"build step {index}/{total} '{step.name}' failed with {describe_exit(step_exit_code)}: "
-            f"{last.strip()[:300]}",
-            hint=f"full log: {log_path}",
+            f"build step {index}/{total} '{step.name}' failed with {describe_exit(step_exit_code)}: {quoted}",
+            hint=hint,
         )
         self.step = step
         self.step_exit_code = step_exit_code
@@ -290,7 +309,7 @@ class _StepRunner:
         if code is None or code == 0 or output is None:
             return
         self._log.write(f"==> [{index}/{self._total}] {step.name}: exit code {code}")
-        raise StepFailed(step, index, self._total, code, self._log.path, tuple(output.tail))
+        raise StepFailed(step, index, self._total, code, self._log.path, tuple(output.tail), output.first_error)
 
     def _skip(self, step: Step) -> bool:
         return step.skip_if_exists is not None and self._runner.exists(step.skip_if_exists)
@@ -327,8 +346,12 @@ class _StepOutput:
         self._log = log
         self.tail: deque[str] = deque(maxlen=TAIL_LINES)
         self.lines: list[str] | None = [] if log is None or step.log is not None else None
+        self.first_error: str | None = None
+        """The step's first compiler or linker error line, quoted when the step fails."""
 
     def line(self, line: str) -> None:
+        if self.first_error is None and first_error_line(line):
+            self.first_error = line
         if self._log is not None:
             self._log.write(line)
         if self.lines is not None:

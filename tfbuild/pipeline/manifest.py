@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as _dt
 import json
+import os
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
@@ -22,7 +23,7 @@ from typing import Any
 from tfbuild import __version__
 from tfbuild.config import read_mapping
 from tfbuild.errors import ConfigError, InputFileError, ManifestError
-from tfbuild.fileio import atomic_write_text, sha256_file, sha256_tree
+from tfbuild.fileio import atomic_write_text, read_input_bytes, sha256_file, sha256_tree
 from tfbuild.flavour import Flavour
 from tfbuild.pipeline.elf_pages import load_alignment
 from tfbuild.pipeline.plan import AndroidJniRecord, AndroidNdkUse, AppliedSizeProfile, BuildPlan
@@ -185,15 +186,41 @@ def make_manifest(
 
 
 def write_manifest(manifest: Manifest, output_dir: Path) -> Path:
-    return atomic_write_text(Path(output_dir) / MANIFEST_NAME, manifest.to_json())
+    """Write a build's manifest. A rerun that made the same artifacts from the same header and
+    models keeps what later commands added to the last one (``verify``, ``aar``): their verdict
+    is about those very bytes. Any changed digest drops them."""
+    kept = _keep_later_sections(manifest, Path(output_dir))
+    return atomic_write_text(Path(output_dir) / MANIFEST_NAME, kept.to_json())
+
+
+def _keep_later_sections(manifest: Manifest, output_dir: Path) -> Manifest:
+    if not (output_dir / MANIFEST_NAME).is_file():
+        return manifest
+    try:
+        old = Manifest.read(output_dir)
+    except InputFileError:  # damaged, or of another schema: nothing to keep
+        return manifest
+    if _digests(old) != _digests(manifest):
+        return manifest
+    return dataclasses.replace(manifest, verify=old.verify, aar=old.aar)
+
+
+def _digests(manifest: Manifest) -> tuple[object, ...]:
+    """What a ``verify`` or ``aar`` section is about: the artifacts, header and models, by content."""
+    return (
+        sorted((record.name, record.sha256) for record in manifest.artifacts),
+        manifest.header.sha256,
+        sorted((record.name, record.sha256) for record in manifest.models),
+    )
 
 
 def _read_json(path: Path) -> dict[str, Any]:
+    if not os.path.lexists(path):
+        raise InputFileError(f"{path}: no manifest, so no finished build here", hint="build first")
+    raw = read_input_bytes(path, error=ManifestError, hint="rebuild")  # bounded; a FIFO refused
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise InputFileError(f"{path}: no manifest, so no finished build here", hint="build first") from None
-    except (OSError, ValueError) as error:
+        data = json.loads(raw.decode("utf-8"))
+    except ValueError as error:
         raise ManifestError(f"{path}: not a valid manifest: {error}", hint="rebuild") from None
     if not isinstance(data, dict):
         raise ManifestError(f"{path}: not a valid manifest (not a JSON object)", hint="rebuild")
@@ -203,7 +230,8 @@ def _read_json(path: Path) -> dict[str, Any]:
 def update_manifest(output_dir: Path, section: str, value: Mapping[str, object]) -> Path:
     """Set one of the sections :data:`AFTER_THE_BUILD` of the manifest in ``output_dir``
     (``tfbuild verify`` adds ``verify``), keeping the rest as it is; written atomically. A new
-    build drops it again. The manifest is read as :meth:`Manifest.read` reads it, first."""
+    build keeps it only when its artifacts, header and models are byte-identical
+    (:func:`write_manifest`). The manifest is read as :meth:`Manifest.read` reads it, first."""
     manifest = Manifest.read(output_dir)
     if section == "verify":
         manifest = dataclasses.replace(manifest, verify=dict(value))

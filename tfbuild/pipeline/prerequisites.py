@@ -98,7 +98,26 @@ def check_prerequisites(
     found += _android_dirs(plan, profile, options)
     if commit_in is not None:
         found.append(_committable(commit_in))
+    found += _unwritable_output(options.output_dir)
     return tuple(found)
+
+
+def _unwritable_output(output_dir: Path) -> list[Prerequisite]:
+    """The output directory, when no file can be written there (it is a file, or lies under
+    one): the build would stop at its first output (exit 2), so the dry run says so too."""
+    from tfbuild.errors import OutputPathError
+
+    out = Path(output_dir)
+    problem = None
+    if out.exists():
+        problem = None if out.is_dir() else f"{out}: is a file, not a directory"
+    else:
+        parent = next((parent for parent in out.parents if parent.exists()), None)
+        if parent is not None and not parent.is_dir():
+            problem = f"{out}: {parent} is a file, not a directory"
+    if problem is None:
+        return []
+    return [Prerequisite(f"output directory {out}", error=OutputPathError(problem, hint="give a directory for --out"))]
 
 
 def require_prerequisites(prerequisites: Sequence[Prerequisite]) -> None:

@@ -119,12 +119,44 @@ def parse_distcc_hosts(words: Sequence[str], where: str) -> tuple[str, ...]:
     """distcc host specifications, as ``DISTCC_HOSTS`` takes them (``host[:port][/limit]``,
     ``localhost``, ``--localslots=N``); pump and SSH modes are not offered."""
     for word in words:
-        if not _DISTCC_TOKEN.match(word):
+        if not _DISTCC_TOKEN.match(word) or not _names_a_host(word):
             raise ConfigError(
                 f"{where}: {word!r} is not a distcc host",
                 hint="give host[:port][/limit] words, e.g. 10.0.0.5:3632/8 (TCP distccd workers)",
             )
     return tuple(words)
+
+
+_HOST_NAME = re.compile(r"(?!-)[A-Za-z0-9-]{1,63}(?<!-)(?:\.(?!-)[A-Za-z0-9-]{1,63}(?<!-))*\.?\Z")
+
+
+def _names_a_host(word: str) -> bool:
+    """Whether a ``DISTCC_HOSTS`` word names a host (a name, an IPv4 or IPv6 address) and, if
+    it gives one, a port from 1 to 65535: ``::::`` and ``host:`` do not."""
+    if word.startswith("--"):
+        return True
+    spec = word.split(",", 1)[0].split("/", 1)[0]
+    if spec.startswith("["):
+        address, bracket, rest = spec[1:].partition("]")
+        if not bracket or (rest and not rest.startswith(":")):
+            return False
+        return _is_address(address, ipaddress.IPv6Address) and (not rest or _is_port(rest[1:]))
+    if spec.count(":") > 1:
+        return _is_address(spec, ipaddress.IPv6Address)
+    host, colon, port = spec.partition(":")
+    return bool(_HOST_NAME.match(host)) and (not colon or _is_port(port))
+
+
+def _is_address(text: str, kind: type[ipaddress.IPv6Address]) -> bool:
+    try:
+        kind(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _is_port(text: str) -> bool:
+    return text.isdigit() and 1 <= int(text) <= 65535
 
 
 def distcc_host_name(spec: str) -> str | None:

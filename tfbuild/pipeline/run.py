@@ -78,7 +78,15 @@ from tfbuild.tree.needs import KernelNeed, Needs, header_needs
 from tfbuild.tree.preflight import PreflightReport, PreflightRequest, check_tree, require_pass
 from tfbuild.tree.protobuf_rename import NAMESPACE, PROTOBUF_SRC
 from tfbuild.tree.retarget import retarget_analysis, retarget_notes, tree_name
-from tfbuild.tree.work_branch import WORK_BRANCH, CommitResult, commit_files, recorded_generated, tracked_paths
+from tfbuild.tree.work_branch import (
+    WORK_BRANCH,
+    CommitResult,
+    commit_files,
+    recorded_generated,
+    refuse_foreign_files,
+    tracked_paths,
+    tree_lock,
+)
 
 if TYPE_CHECKING:
     from tfbuild.pipeline.executor import ExecutionResult  # the docker SDK: only when something runs
@@ -101,6 +109,9 @@ class BuildResult:
     """The size report (report.md, .html, .json in the output directory); None if it failed."""
     before_analysis: BuildPlan | None = None
     """The plan this machine runs before the analysis (an op library's plain build), if any."""
+    stop: TfbuildError | None = None
+    """On a dry run, what would stop the build before it starts (a missing prerequisite): the
+    CLI prints the plan, then exits with this error's code, as the build would."""
 
     @property
     def dry_run(self) -> bool:
@@ -231,7 +242,13 @@ class _Planned:
 
 
 def run_build(options: BuildOptions, *, console: Console | None = None) -> BuildResult:
-    """Run (or, with ``options.dry_run``, only plan) the build ``options`` describe."""
+    """Run (or, with ``options.dry_run``, only plan) the build ``options`` describe. A build
+    holds its tree's lock throughout (:func:`~tfbuild.tree.work_branch.tree_lock`)."""
+    with contextlib.nullcontext() if options.dry_run else tree_lock(options.source, "build from"):
+        return _run_build(options, console=console)
+
+
+def _run_build(options: BuildOptions, *, console: Console | None = None) -> BuildResult:
     log = Logger(console)
     profile = get_target(options.target)
     tree = read_tree_facts(options.source) if options.source is not None else None
@@ -247,7 +264,7 @@ def run_build(options: BuildOptions, *, console: Console | None = None) -> Build
         text = _before_analysis_text(prepared, before) + plan_text(planned.plan, notes=planned.notes)
         text += _dry_run_report(planned.changes, planned.prerequisites, scan_notes, options, prepared)
         return BuildResult(planned.plan, text, tuple(planned.notes), planned.header_path, planned.header_text,
-                           before_analysis=before)
+                           before_analysis=before, stop=_dry_run_stop(planned.prerequisites))
     return replace(_execute(planned, options, profile, tree, prepared, log, console), before_analysis=before)
 
 
@@ -507,6 +524,7 @@ def _tree_changes(plan: BuildPlan, tree: TreeFacts, edits: EditPlan | None) -> T
             if old != content:
                 files[path] = (old, content)
     written = {path: content for path, content in inside.items() if path not in tracked}
+    refuse_foreign_files(root, written)  # the user's own file there: stop before anything changes
     recorded = recorded_generated(root)
     return TreeChanges(root, edits, files, written, tuple(path for path in written if path not in recorded))
 
@@ -560,6 +578,16 @@ def _undo_notes(changed: _ChangeLog | None) -> Iterator[None]:
                 error.add_note(f"  {line}")
             error.add_note(f"undo it with: {revert_command(changed.changes.root)}")
         raise
+
+
+def _dry_run_stop(prerequisites: tuple[Prerequisite, ...]) -> TfbuildError | None:
+    """What would stop the build the dry run planned, as :func:`require_prerequisites` raises it
+    (so with the same exit code): the dry run exits with it."""
+    try:
+        require_prerequisites(prerequisites)
+    except TfbuildError as missing:
+        return missing
+    return None
 
 
 def _dry_run_report(

@@ -15,6 +15,7 @@ commit. ``--dry-run`` only plans (and works on a dirty tree); applying refuses o
 
 from __future__ import annotations
 
+import contextlib
 import posixpath
 import shlex
 from collections.abc import Callable, Mapping
@@ -36,7 +37,7 @@ from tfbuild.tree.build_files.kernels_build import (
 from tfbuild.tree.build_files.op_files_list import OP_FILES_LIST, add_op_files, listed_paths
 from tfbuild.tree.kernel_index import KernelIndex, build_kernel_index
 from tfbuild.tree.needs import NeededSources, Needs, needs_from_header, needs_from_models, resolve_needs
-from tfbuild.tree.work_branch import CommitResult, RevertResult, commit_files, revert
+from tfbuild.tree.work_branch import CommitResult, RevertResult, commit_files, revert, tree_lock
 
 _COMPILED_SUFFIXES = (".cc", ".c", ".cpp")
 
@@ -145,16 +146,19 @@ def kernel_index_for(source: Path, cache_dir: Path | None = None) -> KernelIndex
 def run_edit(request: EditRequest) -> EditOutcome:
     """Plan the edits for ``request`` and, unless it is a dry run, commit them."""
     flavour = check_flavour(request.flavour)
-    index = kernel_index_for(request.source, request.cache_dir)
-    needs = load_needs(request.header, request.models, request.op_libraries, index)
-    plan = plan_edits(request.source, flavour, needs, index)
-    if request.dry_run or not plan.changed:
-        return EditOutcome(plan, None)
-    return EditOutcome(plan, apply_plan(plan))
+    # Held from the plan to the commit: a second edit of the tree stops at once (exit 4).
+    with contextlib.nullcontext() if request.dry_run else tree_lock(request.source, "edit"):
+        index = kernel_index_for(request.source, request.cache_dir)
+        needs = load_needs(request.header, request.models, request.op_libraries, index)
+        plan = plan_edits(request.source, flavour, needs, index)
+        if request.dry_run or not plan.changed:
+            return EditOutcome(plan, None)
+        return EditOutcome(plan, apply_plan(plan))
 
 
 def run_revert(source: Path) -> RevertResult:
-    return revert(Path(source))
+    with tree_lock(Path(source), "revert"):
+        return revert(Path(source))
 
 
 def revert_command(source: Path) -> str:

@@ -202,7 +202,9 @@ def apply_protobuf_rename(plan: RenamePlan) -> RenamePlan:
         os.rename(root / plan.move[0], root / plan.move[1])
     for rewrite in plan.rewrites:
         if rewrite.path not in tracked:
-            atomic_write_bytes(root / rewrite.path, rewrite.new_text.encode("utf-8", "surrogateescape"))
+            atomic_write_bytes(
+                root / rewrite.path, rewrite.new_text.encode("utf-8", "surrogateescape"), through_links=False
+            )
     for source, target in plan.copies:
         source_path, target_path = root / source, root / target
         atomic_write_bytes(

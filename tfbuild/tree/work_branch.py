@@ -22,9 +22,12 @@ must never mix its commit with the user's work or throw that work away.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
+import os
 import posixpath
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -45,6 +48,9 @@ IDENTITY = {
 }
 _TRAILER = re.compile(r"^Tfbuild-Base-(Branch|Commit): (.*)$", re.M)
 _GENERATED = re.compile(r"^Tfbuild-Generated: (.*)$", re.M)
+LOCK_NAME = "tfbuild.lock"
+"""The per-tree lock file, in the checkout's (common) git directory: ``.git/tfbuild.lock``."""
+_held_locks: dict[Path, int] = {}
 
 
 @dataclass(frozen=True)
@@ -78,6 +84,47 @@ class RevertResult:
     removed_commits: int
     removed_files: tuple[str, ...] = ()
     """Untracked files tfbuild had written into the tree (``Tfbuild-Generated``), now deleted."""
+
+
+@contextlib.contextmanager
+def tree_lock(root: Path | None, action: str) -> Iterator[None]:
+    """Hold ``root``'s tfbuild lock (``fcntl.flock`` on ``.git/tfbuild.lock``) while ``action``
+    runs: a second tfbuild that would change the same tree (an edit, a revert, a build) stops
+    at once with a :class:`SourceTreeError` naming the process that holds it, rather than
+    colliding with the first in git (an existing work branch, git's ``index.lock``). Taken
+    again by the same process, it is already held. A tree that is not a git checkout has no
+    lock: nothing is committed there. The file stays (removing it would race a third run)."""
+    repo = open_repo(Path(root)) if root is not None else None
+    if repo is None:
+        yield
+        return
+    path = Path(repo.common_dir).resolve() / LOCK_NAME
+    if path in _held_locks:
+        _held_locks[path] += 1
+        try:
+            yield
+        finally:
+            _held_locks[path] -= 1
+        return
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(fd, 200, 0).decode("utf-8", "replace").strip() or "another process"
+            raise SourceTreeError(
+                f"{root}: another tfbuild is changing this tree ({holder}); refusing to {action} it at the same time",
+                hint=f"wait for it to finish, then run again (the lock is {path})",
+            ) from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"pid {os.getpid()}: {action}\n".encode(), 0)
+        _held_locks[path] = 1
+        try:
+            yield
+        finally:
+            del _held_locks[path]
+    finally:
+        os.close(fd)  # releases the lock
 
 
 def _repo(root: Path) -> Repo:
@@ -164,7 +211,7 @@ def commit_files(
         repo.git.checkout("-q", "-b", WORK_BRANCH)
     try:
         for path, (_, new) in files.items():
-            atomic_write_bytes(Path(root) / path, new.encode("utf-8", "surrogateescape"))
+            atomic_write_bytes(Path(root) / path, new.encode("utf-8", "surrogateescape"), through_links=False)
         if files:
             repo.git.add("--", *files)
         trailers = [f"Tfbuild-Base-Branch: {base_branch or '(detached)'}", f"Tfbuild-Base-Commit: {base_commit}"]
@@ -175,7 +222,7 @@ def commit_files(
             )
     except BaseException as error:
         for path, (old, _) in files.items():
-            atomic_write_bytes(Path(root) / path, old.encode("utf-8", "surrogateescape"))
+            atomic_write_bytes(Path(root) / path, old.encode("utf-8", "surrogateescape"), through_links=False)
         if files:
             repo.git.reset("-q", "--", *files)
         if created:
@@ -261,6 +308,23 @@ def tracked_paths(root: Path, paths: Iterable[str]) -> frozenset[str]:
         return frozenset()
     listed: str = _repo(Path(root)).git.ls_files("-z", "--", *wanted)
     return frozenset(path for path in listed.split("\0") if path) & set(wanted)
+
+
+def refuse_foreign_files(root: Path, paths: Iterable[str]) -> None:
+    """Refuse (:class:`SourceTreeError`, before anything changes) when a file is already at one
+    of ``paths`` (repository paths where tfbuild is about to write an untracked file) that git
+    does not track and that the checked-out work branch does not record as tfbuild's: it is the
+    user's own, which tfbuild's write would replace and ``tfbuild edit --revert`` would delete."""
+    present = [path for path in paths if os.path.lexists(Path(root) / path)]
+    if not present:
+        return
+    foreign = sorted(set(present) - tracked_paths(root, present) - recorded_generated(root))
+    if foreign:
+        raise SourceTreeError(
+            f"{Path(root) / foreign[0]}: an untracked file tfbuild did not write is where tfbuild writes one; "
+            "refusing to replace it",
+            hint="move it out of the tree, or commit it (tfbuild then commits its change and the revert restores it)",
+        )
 
 
 def _generated_between(repo: Repo, base: str, tip: str) -> tuple[str, ...]:
