@@ -197,3 +197,16 @@ def test_outputs_keep_what_tensorflows_extract_sub_graph_keeps(two_heads):
     with pytest.raises(ConfigError, match="--output nothere: no such node in the graph") as raised:
         load_model(two_heads, ModelScope(outputs=("nothere",)))
     assert raised.value.hint == "its likely outputs: probabilities, loss"
+
+
+@pytest.mark.tensorflow
+def test_output_node_narrows_analyze_and_header(two_heads, tmp_path, capsys):
+    assert main(["analyze", "--json", "--output-node", "probabilities", str(two_heads)]) == 0
+    document = json.loads(capsys.readouterr().out)
+    ops = {entry["op"] for entry in document["ops"]}
+    assert "Softmax" in ops and not ops & {"Square", "Sub", "Sum"}
+    assert document["models"][0]["scope"] == "what probabilities depend(s) on"
+    header = tmp_path / "ops_to_register.h"
+    assert main(["header", "--output-node", "probabilities", str(two_heads), "-o", str(header)]) == 0
+    text = header.read_text()
+    assert '"Softmax"' in text and '"Square"' not in text

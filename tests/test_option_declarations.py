@@ -50,6 +50,7 @@ SAMPLES: dict[str, tuple[list[str], str, str | None, object]] = {
     "op_sources": (["x.cc"], "x.cc", '["x.cc"]', ["{cwd}/x.cc"]),
     "ops_library_name": (["myops"], "myops", '"myops"', "myops"),
     "extra_cflags": (["-Os", "-DX=a b"], "-Os '-DX=a b'", '["-Os", "-DX=a b"]', ["-Os", "-DX=a b"]),
+    "output_nodes": (["softmax", "logits"], "softmax logits", '["softmax", "logits"]', ["softmax", "logits"]),
     "size_profile": (["small"], "small", '"small"', "small"),
     "per_file_selection": ([], "on", "true", True),
     "source_date_epoch": (["1700000000"], "1700000000", "1700000000", 1700000000),

@@ -36,6 +36,10 @@ _OP_LIBRARY_HELP = (
 _CONFIG_HELP = (
     "tfbuild.toml whose [header] table and [build] source to read (default: ./tfbuild.toml, or $TFBUILD_CONFIG)."
 )
+_OUTPUT_NODE_HELP = (
+    "Count only what this node's value depends on, as strip_unused_nodes does, so training leftovers "
+    "drop out (repeat for several outputs; default: every node)."
+)
 _STRICT_HELP = "Fail (exit 5) when a node has no CPU kernel, instead of only reporting it."
 _TAG_HELP = (
     "SavedModel inputs: read the MetaGraph with exactly these tags (repeat for several, e.g. --tag serve). "
@@ -55,12 +59,14 @@ def analyze(
     strict: bool = typer.Option(False, "--strict", help=_STRICT_HELP),
     tag: list[str] | None = typer.Option(None, "--tag", metavar="TAG", help=_TAG_HELP),
     signature: str | None = typer.Option(None, "--signature", metavar="NAME", help=_SIGNATURE_HELP),
+    output_node: list[str] | None = typer.Option(None, "--output-node", metavar="NAME", help=_OUTPUT_NODE_HELP),
 ) -> None:
     """List the ops and kernel classes the models need, and the nodes no kernel covers."""
     from tfbuild.model.analysis import analyze_models
     from tfbuild.model.scope import ModelScope
 
-    analysis = analyze_models(models, op_library or (), ModelScope(tuple(tag or ()), signature))
+    scope = ModelScope(tuple(tag or ()), signature, tuple(output_node or ()))
+    analysis = analyze_models(models, op_library or (), scope)
     if as_json:
         typer.echo(json.dumps(analysis.to_dict(), indent=2))
     else:
@@ -84,6 +90,7 @@ def header(
     strict: bool = typer.Option(False, "--strict", help=_STRICT_HELP),
     tag: list[str] | None = typer.Option(None, "--tag", metavar="TAG", help=_TAG_HELP),
     signature: str | None = typer.Option(None, "--signature", metavar="NAME", help=_SIGNATURE_HELP),
+    output_node: list[str] | None = typer.Option(None, "--output-node", metavar="NAME", help=_OUTPUT_NODE_HELP),
     config: Path | None = typer.Option(
         None, "--config", metavar="PATH", help=_CONFIG_HELP
     ),
@@ -97,7 +104,8 @@ def header(
     _refuse_input_as_output(output, models)
     resolved = resolve(flags, config, require_target=False).options
     options, source = resolved.header, resolved.source
-    analysis = analyze_models(models, op_library or (), ModelScope(tuple(tag or ()), signature))
+    scope = ModelScope(tuple(tag or ()), signature, tuple(output_node or ()))
+    analysis = analyze_models(models, op_library or (), scope)
     if source is not None:
         from tfbuild.tree.retarget import retarget_notes, retarget_to_tree
 
@@ -160,11 +168,32 @@ def _print_tables(analysis: Analysis, console: Console) -> None:
         scope = f" ({model.scope})" if model.scope else ""
         models.add_row(Text(str(model.path)), Text(model.format + scope), model.sha256[:16])
     print_table(console, models)
+    _print_summaries(analysis, console)
     for note in analysis.notes():
         console.print(Text(f"Note: {note}"))
     if analysis.ops:
         _print_ops(analysis, console)
     _print_problems(analysis, console)
+
+
+def _print_summaries(analysis: Analysis, console: Console) -> None:
+    """What TensorFlow's summarize_graph tells of each graph: the guides' first step, and the
+    names a benchmark or ``tfbuild verify --input-shape/--output-tensor`` takes."""
+    from rich.text import Text
+
+    for model in analysis.models:
+        for summary in model.summaries:
+            inputs = ", ".join(f"{i.name} ({i.dtype.removeprefix('DT_').lower()}, {i.shape_text or '?'})"
+                               for i in summary.inputs) or "none"
+            outputs = ", ".join(f"{o.name} ({o.op})" for o in summary.outputs) or "none"
+            weights = ", ".join(
+                f"{kind.removeprefix('DT_').lower()} {size:,} B" for kind, size in summary.const_bytes.items()
+            )
+            ops = ", ".join(f"{count} {op}" for op, count in summary.op_counts[:12])
+            more = f", and {len(summary.op_counts) - 12} more" if len(summary.op_counts) > 12 else ""
+            console.print(Text(f"{model.path}: inputs {inputs}; outputs {outputs}"))
+            console.print(Text(f"  {summary.const_parameters:,} const parameters ({weights or 'none'}), "
+                               f"{summary.control_edges} control edges; ops: {ops}{more}"))
 
 
 def _print_ops(analysis: Analysis, console: Console) -> None:

@@ -208,6 +208,10 @@ OPS_LIBRARY_NAME: Option[str] = Option(
 EXTRA_CFLAGS: Option[tuple[str, ...]] = Option(
     "extra_cflags", kinds.WORDS, (), "Extra compiler flag (repeat).", ("TFBUILD_EXTRA_CFLAGS",),
     flags=("--extra-cflag",), metavar="FLAG", in_apps="may")
+OUTPUT_NODES: Option[tuple[str, ...]] = Option(
+    "output_nodes", kinds.WORDS, (),
+    "Keep only what these nodes depend on, as strip_unused_nodes does (repeat; default: every node).",
+    ("TFBUILD_OUTPUT_NODES",), flags=("--output-node",), metavar="NAME", in_apps="may")
 SIZE_PROFILE: Option[str] = Option(
     "size_profile", kinds.SIZE_PROFILE, Computed(_default_profile, "size_profiles.toml's default"),
     "Size profile: stock (the tree's own flags) | balanced | small.",
@@ -264,10 +268,10 @@ JNI_LIBRARY: Option[str] = Option(
     table="android")
 
 OPTIONS: tuple[Option[object], ...] = (
-    TARGET, APP, MODELS, SOURCE, FLAVOUR, OUTPUT_DIR, LOCAL, DRY_RUN, PROTOBUF_RENAME, JOBS, TIMEOUT, CACHE_PREFIX,
-    BASE_IMAGE, OP_SOURCES, OPS_LIBRARY_NAME, EXTRA_CFLAGS, SIZE_PROFILE, PER_FILE_SELECTION, SOURCE_DATE_EPOCH,
-    REMOTE_CACHE, DISTCC_HOSTS, DEFAULT_OPS, GRANULARITY, SDK, NDK, API_LEVEL, BUILD_TOOLS, NDK_API_LEVEL,
-    MOBILE_TYPES, JAVA_PACKAGE, JNI_LIBRARY,
+    TARGET, APP, MODELS, OUTPUT_NODES, SOURCE, FLAVOUR, OUTPUT_DIR, LOCAL, DRY_RUN, PROTOBUF_RENAME, JOBS, TIMEOUT,
+    CACHE_PREFIX, BASE_IMAGE, OP_SOURCES, OPS_LIBRARY_NAME, EXTRA_CFLAGS, SIZE_PROFILE, PER_FILE_SELECTION,
+    SOURCE_DATE_EPOCH, REMOTE_CACHE, DISTCC_HOSTS, DEFAULT_OPS, GRANULARITY, SDK, NDK, API_LEVEL, BUILD_TOOLS,
+    NDK_API_LEVEL, MOBILE_TYPES, JAVA_PACKAGE, JNI_LIBRARY,
 )
 """Every build option, in the order help and ``config show`` list them."""
 _BY_NAME = {option.name: option for option in OPTIONS}
@@ -311,6 +315,8 @@ class BuildOptions:
 
     target: str
     models: tuple[Path, ...]
+    output_nodes: tuple[str, ...]
+    """The graphs' nodes the app fetches: a GraphDef keeps only what they depend on."""
     source: Path | None
     flavour: Flavour | None
     output_dir: Path
@@ -535,6 +541,7 @@ def _build_options(
     return BuildOptions(
         target=values[TARGET],
         models=values[MODELS],
+        output_nodes=values[OUTPUT_NODES],
         source=values[SOURCE],
         flavour=values[FLAVOUR],
         output_dir=values[OUTPUT_DIR],

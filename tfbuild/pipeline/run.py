@@ -49,6 +49,7 @@ from tfbuild.log import Logger
 from tfbuild.model.analysis import Analysis, analyze_loaded
 from tfbuild.model.formats import LoadedModel, load_model
 from tfbuild.model.header import HeaderContents, header_contents, render_header
+from tfbuild.model.scope import ModelScope
 from tfbuild.pipeline.elf_pages import check_page_alignment
 from tfbuild.pipeline.flavours import (
     HEADER_NAME,
@@ -380,7 +381,8 @@ def _analyze(
     result before analysing; a dry run reads them instead (:mod:`tfbuild.pipeline.op_sources`)
     and says so.
     """
-    models = tuple(load_model(Path(model)) for model in options.models)
+    scope = ModelScope(outputs=options.output_nodes)
+    models = tuple(load_model(Path(model), scope) for model in options.models)
     library = prepared.host_library
     if library is None:
         return models, analyze_loaded(models), []
