@@ -8,7 +8,6 @@ library's registrations must stay out of this process) on generated TensorFlow-s
 
 from __future__ import annotations
 
-import json
 import os
 import shlex
 import signal
@@ -18,43 +17,19 @@ from pathlib import Path
 
 import pytest
 import treegen
+from tree_snapshots import git, snapshot, write_min_model
 
 from tfbuild.cli import main
 from tfbuild.resources import examples_dir
 from tfbuild.tree.work_branch import WORK_BRANCH
 
-MIN_CLASS = "ReductionOp<CPUDevice, float, int32, Eigen::internal::MinReducer<float>>"
 MIN_FILE = f"{treegen.KERNELS_DIR}/reduction_ops_min.cc"
 HEADER_IN_TREE = treegen.OPS_TO_REGISTER_H
 
 
-def git(root: Path, *args: str) -> str:
-    return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, check=True).stdout.strip()
-
-
-def snapshot(root: Path) -> dict[str, object]:
-    """Everything a build could change: every file outside .git (untracked and ignored ones
-    too), the checked-out branch and commit, and the branches."""
-    files = {
-        path.relative_to(root).as_posix(): path.read_bytes()
-        for path in sorted(root.rglob("*"))
-        if path.is_file() and ".git" not in path.relative_to(root).parts
-    }
-    return {
-        "files": files,
-        "branch": git(root, "rev-parse", "--abbrev-ref", "HEAD"),
-        "head": git(root, "rev-parse", "HEAD"),
-        "branches": git(root, "branch", "--format=%(refname:short)"),
-        "status": git(root, "status", "--porcelain", "--untracked-files=all", "--ignored"),
-    }
-
-
 @pytest.fixture
 def min_model(tmp_path: Path) -> Path:
-    """Min (whose kernel file no build list names) and Const."""
-    model = tmp_path / "model_ops.json"
-    model.write_text(json.dumps([["Min", MIN_CLASS], ["Const", "ConstantOp"]]))
-    return model
+    return write_min_model(tmp_path)
 
 
 @pytest.fixture

@@ -36,7 +36,9 @@ def plan(out: Path, image: ImageSpec | None) -> BuildPlan:
     )
 
 
-def test_manifest_records_inputs_outputs_and_toolchain(tmp_path):
+def build_outputs(tmp_path: Path) -> tuple[Path, Path, Path, Path, Path]:
+    """What a finished build leaves: its output directory with a header, an archive and an
+    executable, and the model it was built for."""
     out = tmp_path / "out"
     (out / "header").mkdir(parents=True)
     header = out / "header" / "ops_to_register.h"
@@ -46,6 +48,11 @@ def test_manifest_records_inputs_outputs_and_toolchain(tmp_path):
     exe.write_bytes(b"\x7fELF" + b"y" * 10)
     model = tmp_path / "model.pb"
     model.write_bytes(b"graph")
+    return out, header, lib, exe, model
+
+
+def test_manifest_records_inputs_outputs_and_toolchain(tmp_path):
+    out, header, lib, exe, model = build_outputs(tmp_path)
     saved = tmp_path / "saved_model"
     (saved / "variables").mkdir(parents=True)
     (saved / "saved_model.pb").write_bytes(b"meta")
@@ -129,15 +136,7 @@ def test_host_builds_have_no_toolchain_and_time_is_utc(tmp_path):
 def test_a_rerun_with_the_same_artifacts_keeps_verify_and_a_changed_one_drops_it(tmp_path):
     """Issue 25: a rerun rewrote manifest.json without its verify section. Decision: the rerun
     keeps ``verify`` (and ``aar``) while the artifacts, header and models are byte-identical."""
-    out = tmp_path / "out"
-    (out / "header").mkdir(parents=True)
-    header = out / "header" / "ops_to_register.h"
-    header.write_text("#define SHOULD_REGISTER_OP(op) true\n")
-    lib, exe = out / "libtensorflow-core.a", out / "benchmark"
-    lib.write_bytes(b"!<arch>\n" + b"x" * 100)
-    exe.write_bytes(b"\x7fELF" + b"y" * 10)
-    model = tmp_path / "model.pb"
-    model.write_bytes(b"graph")
+    out, header, lib, exe, model = build_outputs(tmp_path)
     tensorflow = TensorFlowRecord(version="1.12.0", commit=None, source="/src/tf", analysis_version="2.21.0")
 
     def build() -> None:

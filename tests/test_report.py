@@ -273,6 +273,10 @@ def test_report_command_prints_markdown_or_json_and_writes_three_files(builds, t
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("# Size report: linux-x86_64 (makefile)") and "## Artifacts" in done.stdout
     assert "### Kernel files" in done.stdout and "tensorflow/core/kernels/relu_op.cc" in done.stdout
+    # Piped (as in a CI log): Markdown tables, no box-drawing characters, no line longer than its longest row.
+    assert not any("\u2500" <= char <= "\u257f" for char in done.stdout)
+    assert max(map(len, done.stdout.splitlines())) == max(
+        len(line) for line in done.stdout.splitlines() if line.startswith(("|", "#", "-", "Read", "Kernel")))
     for name in ("report.md", "report.html", "report.json"):
         assert f"wrote {builds['selective'] / name}" in done.stderr
     as_json = subprocess.run([*argv, "--json"], capture_output=True, text=True, env=env)

@@ -7,7 +7,6 @@ Real CLI runs on generated TensorFlow-shaped git trees (``tests/treegen.py``): i
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import subprocess
@@ -17,39 +16,19 @@ from pathlib import Path
 
 import pytest
 import treegen
+from tree_snapshots import git, snapshot, write_min_model
 
 from tfbuild.cli import main
 from tfbuild.tree.work_branch import WORK_BRANCH
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
-MIN_CLASS = "ReductionOp<CPUDevice, float, int32, Eigen::internal::MinReducer<float>>"
 HEADER_IN_TREE = treegen.OPS_TO_REGISTER_H
 USERS_HEADER = "// the user's own ops_to_register.h, not tfbuild's\n"
 
 
-def git(root: Path, *args: str) -> str:
-    return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, check=True).stdout.strip()
-
-
-def snapshot(root: Path) -> dict[str, object]:
-    files = {
-        path.relative_to(root).as_posix(): path.read_bytes()
-        for path in sorted(root.rglob("*"))
-        if path.is_file() and ".git" not in path.relative_to(root).parts
-    }
-    return {
-        "files": files,
-        "head": git(root, "rev-parse", "HEAD"),
-        "branches": git(root, "branch", "--format=%(refname:short)"),
-        "status": git(root, "status", "--porcelain", "--untracked-files=all", "--ignored"),
-    }
-
-
 @pytest.fixture
 def min_model(tmp_path: Path) -> Path:
-    model = tmp_path / "model_ops.json"
-    model.write_text(json.dumps([["Min", MIN_CLASS], ["Const", "ConstantOp"]]))
-    return model
+    return write_min_model(tmp_path)
 
 
 def fake_bazel(tmp_path: Path, script: str) -> dict[str, str]:

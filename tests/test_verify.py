@@ -545,6 +545,7 @@ def test_verify_passes_on_the_example_op_library(good_build):
     done = tfbuild("verify", "--out-dir", str(good_build))  # the others keep the old spelling, --out
     assert done.returncode == 0, done.stdout + done.stderr[-3000:]
     assert "verify: passed, 4 tensor(s) compared" in done.stdout
+    assert not any("\u2500" <= char <= "\u257f" for char in done.stdout)  # piped: plain rows, no boxes
     record = verify_section(good_build)
     assert record["passed"] is True and record["error"] is None and record["tolerance"] == 1e-4
     assert str(good_build / ".analysis" / "libtfbuild_ops_host.so") in record["reference"]
