@@ -354,12 +354,15 @@ def test_a_local_makefile_build_with_the_clang_only_ndk(tf1_tree, const_model, m
     Android section: GCC 4.9, platforms/android-21, gnustl) with the r26 stand-in: the clang
     adapter cross-builds protobuf and nsync and TensorFlow with the NDK's clang; every object
     of the three archives is for the ABI, the ABI's flags are on every compile, and the static
-    benchmark runs under qemu-user and registers the model's kernel."""
+    benchmark runs under qemu-user and registers the model's kernel. arm64 is built for an app
+    whose minSdk is 23, which packs the JNI library's relocations; the others for 21."""
     import treegen
 
     out = tmp_path / "out"
+    min_sdk = 23 if target == "android-arm64" else 21
     code = main(["build", "--source", str(tf1_tree), "--model", str(const_model), "--out", str(out),
-                 "--target", target, "--flavour", "makefile", "--ndk", str(mini_ndk), "--local", "--jobs", "2"])
+                 "--target", target, "--flavour", "makefile", "--ndk", str(mini_ndk), "--local", "--jobs", "2",
+                 "--ndk-api-level", str(min_sdk)])
     assert code == 0, capsys.readouterr().err[-3000:]
     readelf = inspect_ndk(mini_ndk).prebuilt() / "bin" / "llvm-readelf"
     for archive in ("libtensorflow-core.a", "libprotobuf.a", "libnsync.a"):
@@ -379,6 +382,11 @@ def test_a_local_makefile_build_with_the_clang_only_ndk(tf1_tree, const_model, m
     assert "fix-up android-static-liblog: an NDK has liblog only as a shared library" in log
     assert "fix-up android-no-whole-archive: the Makefile links the benchmark" in log
     check_jni_library(out, mini_ndk, machine, kernel_symbol="ConstantOp")
+    # Packed relocations (DT_ANDROID_RELA), which Android's loader reads from API 23, only for minSdk 23.
+    dynamic = subprocess.run([str(readelf), "-d", str(out / "libtensorflow_inference.so")], capture_output=True,
+                             text=True, check=True).stdout
+    assert ("(ANDROID_RELA)" in dynamic) == (min_sdk >= 23), dynamic
+    assert json.loads((out / "manifest.json").read_text())["android_jni"]["min_sdk"] == min_sdk
 
 
 BIONIC = {"libc.so", "libm.so", "libdl.so", "liblog.so"}

@@ -57,10 +57,17 @@ def test_header_equals_tensorflow_tool(models, attributes, proto_fileformat):
     assert len(body(expected)) > 40  # the full selective header, not the 'all' shortcut
 
 
-@pytest.mark.parametrize("default_ops", ["all", "", "NoOp:NoOp", "NoOp:NoOp,_Recv:RecvOp,Foo:"])
+@pytest.mark.parametrize("default_ops", ["all", "", "NoOp:NoOp", "NoOp:NoOp,_Recv:RecvOp,_Send:SendOp"])
 def test_default_ops_are_parsed_like_tensorflow(models, default_ops):
     expected = tf_header("rawproto", [models.cnn_pb], default_ops)
     assert body(ours([models.cnn_pb], default_ops=default_ops)) == body(expected)
+
+
+def test_an_empty_kernel_class_is_refused_where_tensorflows_tool_drops_the_kernels(models):
+    """TensorFlow's tool takes ``Foo:`` as the op Foo with none of its kernels; tfbuild refuses it
+    (``NoOp:`` would build a binary that fails on the device), naming why."""
+    with pytest.raises(ConfigError, match="'NoOp:' is not OP:KERNEL_CLASS: it names no kernel class"):
+        ours([models.cnn_pb], default_ops="NoOp:NoOp,NoOp:")
 
 
 @pytest.mark.parametrize(

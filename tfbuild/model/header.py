@@ -72,7 +72,10 @@ class HeaderOptions:
         return self.default_ops == "all"
 
     def default_pairs(self) -> tuple[tuple[str, str], ...]:
-        """The default ops parsed as TF parses them (``op, kernel = s.split(':')``)."""
+        """The default ops parsed as TF parses them (``op, kernel = s.split(':')``), except that
+        an empty kernel class (``NoOp:``) is refused: TensorFlow's tool takes it as "the op and
+        none of its kernels", which for the ops default_ops names means the on-device failure
+        the option exists to prevent, and is far likelier a typo than a wish."""
         if not self.default_ops or self.registers_everything:
             return ()
         pairs = []
@@ -80,8 +83,10 @@ class HeaderOptions:
             parts = entry.split(":")
             bad_kernel = not is_valid_kernel_class(parts[-1])
             if len(parts) != 2 or not is_valid_op_name(parts[0]) or bad_kernel:
+                empty = len(parts) == 2 and not parts[1]
                 raise ConfigError(
-                    f"default op {entry!r} is not OP:KERNEL_CLASS",
+                    f"default op {entry!r} is not OP:KERNEL_CLASS"
+                    + (": it names no kernel class, so it would keep none of the op's kernels" if empty else ""),
                     hint=f"e.g. --default-ops {DEFAULT_OPS!r}, '' for none, or 'all'",
                 )
             pairs.append((parts[0], parts[1]))

@@ -536,6 +536,7 @@ class _Makefile:
             size=size,
             library_kinds=lambda name: adapter.ndk.library_kinds(name, abi, api, host),
             op_files_text=op_files.read_text(encoding="utf-8", errors="replace") if op_files.is_file() else "",
+            min_sdk=android.ndk_api_level,
         ))
 
     def _clang_variables(self) -> dict[str, str]:
