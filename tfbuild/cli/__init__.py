@@ -5,9 +5,10 @@ This module owns what is common to all of them: the Typer app, ``--debug``, turn
 :class:`~tfbuild.errors.TfbuildError` into one line on stderr and the error's exit code, and
 the failures no command expects (a closed pipe, a full disk, a tfbuild bug) into one line too,
 with the traceback only under ``--debug``. It also makes the help tell the truth
-(:func:`_polish_help`): flags without a ``<bool>`` type, values named by what they are (``MODEL``,
-``DIR``, ``N``), each option's environment variables, TOML table names (``[header]``) shown as
-written; boxed on a terminal, plain and unwrapped in a file or a pipe.
+(:func:`_polish_help`): flags without a ``<bool>`` type, arguments by their metavars (``MODEL...``),
+ranges in their words (``N >= 1``), TOML table names (``[header]``) shown as written; boxed on
+a terminal, plain and unwrapped in a file or a pipe. Every option names its value itself
+(``metavar``: ``PATH``, ``DIR``, ``N``), a test checks it.
 
 Only the invoked command's module is imported (:func:`_register_commands`), rich only when
 something prints through it, pydantic only for values that need validating
@@ -120,34 +121,6 @@ def _range(option: TyperOption) -> str | None:
 
 
 TyperOption._get_number_range_help_str = _range  # type: ignore[method-assign,assignment]
-
-
-def _value_name(param: Any) -> str:
-    """The metavar of an option declared without one, from what its value is: ``PATH``, ``N``,
-    ``SECONDS``, ``URL``, ``NAME``; never its Python type."""
-    annotation = param.type_descriptor.annotation
-    if getattr(annotation, "__origin__", None) is list:
-        annotation = annotation.__args__[0]
-    words = "-".join(param.opts)
-    if isinstance(annotation, type) and issubclass(annotation, os.PathLike):
-        return "DIR" if any(word in words for word in ("dir", "sdk", "ndk", "source")) else "PATH"
-    if annotation is int:
-        return "N"
-    if annotation is float:
-        return "SECONDS" if "timeout" in words else "NUMBER"
-    return "URL" if "cache" in words or "url" in words else "NAME"
-
-
-def _name_values(command: Any) -> None:
-    """Give every option that takes a value and has no metavar one (:func:`_value_name`)."""
-    commands = [command]
-    while commands:
-        current = commands.pop()
-        if isinstance(current, TyperGroup):
-            commands.extend(current.commands.values())
-        for param in current.params:
-            if isinstance(param, TyperOption) and not param.is_flag and not param.count and param.metavar is None:
-                param.metavar = _value_name(param)
 
 
 def _suggest_visible_options_only() -> None:
@@ -371,15 +344,14 @@ def _usage_error(usage: Exception) -> int:
     stderr.print(f"error: {usage.format_message()}{where}", markup=False)
     return usage.exit_code
 
+
 @functools.cache
 def _command(name: str | None = None) -> Any:
     """The click command Typer makes of the app with command ``name`` (default: every command),
     made once per process and name (making it reads the commands' signatures: most of a quick
     command's time when a test calls :func:`main` often)."""
     _register_commands((name,) if name is not None else None)
-    command = typer.main.get_command(app)
-    _name_values(command)
-    return command
+    return typer.main.get_command(app)
 
 
 def _asks_for_help(args: list[str]) -> bool:

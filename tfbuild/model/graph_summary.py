@@ -20,9 +20,10 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
+
+from tfbuild.model.names import node_name
 
 UNLIKELY_OUTPUTS = frozenset({"Const", "Assign", "NoOp", "Placeholder"})
 VARIABLE_OPS = frozenset({"Variable", "VariableV2"})
@@ -84,7 +85,6 @@ def summarize_graph(graph_def: Any) -> GraphSummary:
     from tfbuild.model.protos import data_type_name
 
     nodes = list(graph_def.node)
-    consumed = {_node_name(name) for node in nodes for name in node.input}
     const_parameters = 0
     const_bytes: Counter[str] = Counter()
     for node in nodes:
@@ -98,10 +98,7 @@ def summarize_graph(graph_def: Any) -> GraphSummary:
     return GraphSummary(
         inputs=tuple(_input(node, data_type_name) for node in nodes if node.op == "Placeholder"),
         variables=tuple(_input(node, data_type_name) for node in nodes if node.op in VARIABLE_OPS),
-        outputs=tuple(
-            GraphOutput(node.name, node.op)
-            for node in nodes if node.name not in consumed and node.op not in UNLIKELY_OUTPUTS
-        ),
+        outputs=likely_outputs(graph_def),
         const_parameters=const_parameters,
         const_bytes=dict(sorted(const_bytes.items(), key=lambda item: (-item[1], item[0]))),
         control_edges=sum(name.startswith("^") for node in nodes for name in node.input),
@@ -109,17 +106,13 @@ def summarize_graph(graph_def: Any) -> GraphSummary:
     )
 
 
-def merged_op_counts(summaries: Iterable[GraphSummary]) -> tuple[tuple[str, int], ...]:
-    """The op histogram of several graphs together."""
-    total: Counter[str] = Counter()
-    for summary in summaries:
-        total.update(dict(summary.op_counts))
-    return tuple(sorted(total.items(), key=lambda item: (-item[1], item[0])))
-
-
-def _node_name(input_name: str) -> str:
-    """``^a`` and ``a:1`` name node ``a``."""
-    return input_name.removeprefix("^").split(":", 1)[0]
+def likely_outputs(graph_def: Any) -> tuple[GraphOutput, ...]:
+    """The nodes no other node reads, unless they are of :data:`UNLIKELY_OUTPUTS`."""
+    consumed = {node_name(name) for node in graph_def.node for name in node.input}
+    return tuple(
+        GraphOutput(node.name, node.op)
+        for node in graph_def.node if node.name not in consumed and node.op not in UNLIKELY_OUTPUTS
+    )
 
 
 def _input(node: Any, data_type_name: Any) -> GraphInput:

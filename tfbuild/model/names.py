@@ -1,5 +1,6 @@
-"""What an op name and a kernel class string may be: the checks the header, the option
-resolver and the analysis share, in a module light enough for ``tfbuild --help`` to import."""
+"""What the names in a graph may be and mean: op names and kernel class strings (the checks the
+header, the option resolver and the analysis share) and the node a NodeDef input names, in a
+module light enough for ``tfbuild --help`` to import."""
 
 from __future__ import annotations
 
@@ -20,3 +21,9 @@ def is_valid_op_name(name: str) -> bool:
 def is_valid_kernel_class(kernel_class: str) -> bool:
     """A kernel class string can go into a C string literal in a header on its own line."""
     return bool(kernel_class) and not any(c in kernel_class for c in "\n\r\0")
+
+
+def node_name(tensor: str) -> str:
+    """The node a NodeDef input or a tensor names: ``x`` for ``x``, ``x:1`` and ``^x`` (a control
+    edge)."""
+    return tensor.removeprefix("^").split(":", 1)[0]

@@ -27,6 +27,8 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from tfbuild.errors import ConfigError, InputFileError
+from tfbuild.model.graph_summary import likely_outputs
+from tfbuild.model.names import node_name
 
 INIT_OP_SIGNATURE = "__saved_model_init_op"
 _INIT_OP_COLLECTIONS = ("saved_model_main_op", "legacy_init_op")
@@ -56,7 +58,7 @@ class ModelScope:
 
     def describe_outputs(self) -> str:
         """``what outputs softmax, logits depend on``: recorded with the model."""
-        return f"what {', '.join(_node_name(name) for name in self.outputs)} depend(s) on"
+        return f"what {', '.join(node_name(name) for name in self.outputs)} depend(s) on"
 
 
 def scoped_graph_defs(path: Path, meta_graphs: Sequence[Any], scope: ModelScope) -> tuple[tuple[Any, ...], str]:
@@ -81,15 +83,14 @@ def output_graph_def(path: Path, graph_def: Any, outputs: Sequence[str]) -> Any:
     """A copy of ``graph_def`` with only what the nodes ``outputs`` depend on (see the module
     doc); a name the graph does not have is a :class:`ConfigError` listing likely outputs."""
     nodes = {node.name: node for node in graph_def.node}
-    missing = sorted({_node_name(name) for name in outputs} - set(nodes))
+    missing = sorted({node_name(name) for name in outputs} - set(nodes))
     if missing:
-        consumed = {_node_name(text) for node in graph_def.node for text in node.input}
-        sinks = [name for name, node in nodes.items() if name not in consumed and node.op not in ("Const", "NoOp")]
+        sinks = [output.name for output in likely_outputs(graph_def)]
         raise ConfigError(
             f"{path}: --output {', '.join(missing)}: no such node in the graph",
             hint=f"its likely outputs: {', '.join(sinks[:8]) or 'none'}",
         )
-    kept = _reachable_nodes(path, "--output", nodes, [_node_name(name) for name in outputs])
+    kept = _reachable_nodes(path, "--output", nodes, [node_name(name) for name in outputs])
     return _subgraph(graph_def, nodes, kept)
 
 
@@ -131,7 +132,7 @@ def signature_graph_def(path: Path, meta_graph: Any, signature: str) -> Any:
         if collection in meta_graph.collection_def:
             roots += meta_graph.collection_def[collection].node_list.value
     nodes = {node.name: node for node in graph_def.node}
-    kept_nodes = _reachable_nodes(path, f"signature {signature!r}", nodes, [_node_name(name) for name in roots])
+    kept_nodes = _reachable_nodes(path, f"signature {signature!r}", nodes, [node_name(name) for name in roots])
     return _subgraph(graph_def, nodes, kept_nodes)
 
 
@@ -179,7 +180,7 @@ def _reachable_nodes(path: Path, naming: str, nodes: Mapping[str, _Node], roots:
                 hint="re-export the SavedModel",
             )
         kept.add(name)
-        pending += (_node_name(text) for text in nodes[name].input)
+        pending += (node_name(text) for text in nodes[name].input)
     return kept
 
 
@@ -230,11 +231,6 @@ def _tensor_names(tensor_infos: Iterable[Any]) -> Iterator[str]:
             yield from (sparse.values_tensor_name, sparse.indices_tensor_name, sparse.dense_shape_tensor_name)
         elif encoding == "composite_tensor":
             yield from _tensor_names(info.composite_tensor.components)
-
-
-def _node_name(tensor: str) -> str:
-    """``^node``, ``node:0`` -> ``node``."""
-    return tensor.lstrip("^").split(":", 1)[0]
 
 
 def _tag_list(meta_graph: Any) -> str:

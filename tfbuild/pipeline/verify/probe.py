@@ -27,6 +27,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from tfbuild.errors import ConfigError, InputFileError
+from tfbuild.model.names import node_name
 from tfbuild.pipeline.verify.tensor_file import DTYPES, Array
 
 BATCH_SIZE = 1
@@ -128,7 +129,7 @@ def plan_probe(
     output_nodes = {tensor.rsplit(":", 1)[0] for tensor in chosen}
     intermediates = _intermediates(nodes, output_nodes, max_intermediates)
     dequantized = _downstream(nodes, DEQUANTIZE_OPS)
-    eight_bit = frozenset(tensor for tensor in (*chosen, *intermediates) if _source(tensor) in dequantized)
+    eight_bit = frozenset(tensor for tensor in (*chosen, *intermediates) if node_name(tensor) in dequantized)
     return Probe(feeds=feeds, outputs=chosen, intermediates=intermediates, eight_bit=eight_bit)
 
 
@@ -178,14 +179,9 @@ def _feed(node: NodeDef, given: tuple[int, ...] | None, where: str) -> Feed:
     return Feed(f"{node.name}:0", dtype, tuple(open_dims))
 
 
-def _source(tensor: str) -> str:
-    """The node an input names: ``x`` for ``x``, ``x:1`` and ``^x`` (a control edge)."""
-    return tensor.lstrip("^").split(":", 1)[0]
-
-
 def _consumed(nodes: Mapping[str, NodeDef]) -> set[str]:
     """Names of the nodes some other node takes an input (or a control edge) from."""
-    return {_source(source) for node in nodes.values() for source in node.input}
+    return {node_name(source) for node in nodes.values() for source in node.input}
 
 
 def _fed_path(nodes: Mapping[str, NodeDef]) -> set[str]:
@@ -199,7 +195,7 @@ def _downstream(nodes: Mapping[str, NodeDef], ops: frozenset[str]) -> set[str]:
     for name, node in nodes.items():
         for source in node.input:
             if not source.startswith("^"):
-                consumers.setdefault(_source(source), []).append(name)
+                consumers.setdefault(node_name(source), []).append(name)
     reached = {name for name, node in nodes.items() if node.op in ops}
     pending = list(reached)
     while pending:
@@ -218,7 +214,7 @@ def _inside_control_flow(nodes: Mapping[str, NodeDef]) -> set[str]:
     consumers: dict[str, list[str]] = {}
     for name, node in nodes.items():
         for source in node.input:
-            consumers.setdefault(_source(source), []).append(name)
+            consumers.setdefault(node_name(source), []).append(name)
     inside: set[str] = set()
     for starts, stops in ((LOOP_ENTERS, LOOP_EXITS), (SWITCHES, LOOP_EXITS | MERGES)):
         pending = [name for name, node in nodes.items() if node.op in starts]
