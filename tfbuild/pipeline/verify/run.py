@@ -26,7 +26,7 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Literal
 
 from tfbuild.errors import ConfigError, InputFileError, ToolchainError, VerificationError
-from tfbuild.fileio import atomic_write_bytes, sha256_file
+from tfbuild.fileio import MODEL_SIZE_LIMIT, atomic_write_bytes, read_input_bytes, sha256_file
 from tfbuild.flavour import Flavour
 from tfbuild.pipeline.executor import StepFailed, execute_plan
 from tfbuild.pipeline.flavours.ops_library import host_library_path
@@ -193,7 +193,7 @@ def _prepare_models(build: _Build, options: VerifyOptions, work: Path) -> list[_
     """Each model as a binary GraphDef with its probe and inputs (and a memmapped package's copy
     for the target's runner); stale run outputs removed."""
     from tfbuild.model.formats import ModelFormat, load_model  # imports TensorFlow's protos
-    from tfbuild.model.memmapped import is_package, read_package, unpacked_graph
+    from tfbuild.model.memmapped import read_package, unpacked_graph
 
     runnable = (ModelFormat.GRAPHDEF, ModelFormat.GRAPHDEF_TEXT, ModelFormat.MEMMAPPED)
 
@@ -209,10 +209,10 @@ def _prepare_models(build: _Build, options: VerifyOptions, work: Path) -> list[_
                 f"this is a {loaded.format.value}",
                 hint="freeze the model to a GraphDef and pass it with --model",
             )
-        graphs.append((Path(path), loaded.sha256, loaded.graph_defs[0]))
-    _check_names_exist([{node.name for node in graph.node} for _, _, graph in graphs], options)
+        graphs.append((Path(path), loaded.sha256, loaded.graph_defs[0], loaded.format is ModelFormat.MEMMAPPED))
+    _check_names_exist([{node.name for node in graph.node} for _, _, graph, _ in graphs], options)
     models = []
-    for index, (path, sha256, graph_def) in enumerate(graphs):
+    for index, (path, sha256, graph_def, memmapped) in enumerate(graphs):
         names = {node.name for node in graph_def.node}
         probe = plan_probe(
             graph_def,
@@ -232,8 +232,8 @@ def _prepare_models(build: _Build, options: VerifyOptions, work: Path) -> list[_
             probe=probe,
         )
         reference_graph = graph_def
-        data = path.read_bytes() if path.is_file() else b""
-        if is_package(data):
+        if memmapped:
+            data = read_input_bytes(path, limit=MODEL_SIZE_LIMIT)
             package = work / f"{stem}.package"
             atomic_write_bytes(package, data)
             model = replace(model, package=package)
