@@ -10,43 +10,30 @@ themselves, so a toolchain that ignored the flag is caught on the build machine,
 
 from __future__ import annotations
 
-import struct
 from collections.abc import Iterable
 from pathlib import Path
 
 from tfbuild.errors import BuildError
 
-_PT_LOAD = 1
 _ELF_MAGIC = b"\x7fELF"
 
 
 def load_alignment(path: Path) -> int | None:
-    """The smallest ``p_align`` of the file's LOAD segments; None for a file that is not an ELF
-    executable or shared object (an archive, a script) or has no LOAD segment."""
+    """The smallest ``p_align`` of the file's LOAD segments (read with pyelftools); None for a
+    file that is not an ELF executable or shared object (an archive, a script) or has no LOAD
+    segment."""
+    from elftools.common.exceptions import ELFError
+    from elftools.elf.elffile import ELFFile
+
     try:
         with open(path, "rb") as file:
-            ident = file.read(64)
-            if len(ident) < 52 or ident[:4] != _ELF_MAGIC or ident[4] not in (1, 2) or ident[5] not in (1, 2):
+            if file.read(len(_ELF_MAGIC)) != _ELF_MAGIC:
                 return None
-            wide, order = ident[4] == 2, "<" if ident[5] == 1 else ">"
-            if wide:
-                phoff, = struct.unpack_from(order + "Q", ident, 32)
-                phentsize, phnum = struct.unpack_from(order + "HH", ident, 54)
-            else:
-                phoff, = struct.unpack_from(order + "I", ident, 28)
-                phentsize, phnum = struct.unpack_from(order + "HH", ident, 42)
-            file.seek(phoff)
-            table = file.read(phentsize * phnum)
-    except OSError:
+            file.seek(0)
+            aligns = [int(segment["p_align"]) for segment in ELFFile(file).iter_segments()
+                      if segment["p_type"] == "PT_LOAD"]
+    except (OSError, ELFError):
         return None
-    aligns = []
-    for index in range(phnum):
-        entry = table[index * phentsize:(index + 1) * phentsize]
-        if len(entry) < (56 if wide else 32):
-            return None
-        kind, = struct.unpack_from(order + "I", entry, 0)
-        if kind == _PT_LOAD:
-            aligns.append(struct.unpack_from(order + ("Q" if wide else "I"), entry, 48 if wide else 28)[0])
     return min(aligns) if aligns else None
 
 
