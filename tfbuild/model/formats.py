@@ -31,7 +31,7 @@ from typing import Any
 
 from tfbuild.errors import InputFileError, ToolchainError
 from tfbuild.fileio import MODEL_SIZE_LIMIT, input_problem, read_input_bytes, sha256_file
-from tfbuild.model.memmapped import is_package, read_package
+from tfbuild.model.memmapped import find_package
 from tfbuild.model.scope import ModelScope, output_graph_def, scoped_graph_defs
 
 TFLITE_IDENTIFIER = b"TFL3"
@@ -137,8 +137,8 @@ def load_model(path: Path | str, scope: ModelScope = EVERYTHING) -> LoadedModel:
     if path.is_dir():
         return _load_saved_model_dir(path, scope)
     data = _read_nonempty(path)
-    if is_package(data):
-        package = read_package(path, data)
+    package = find_package(path, data)
+    if package is not None:
         graph_defs, described = _output_scoped(path, (package.graph_def,), scope)
         return LoadedModel(path, ModelFormat.MEMMAPPED, sha256_file(path), graph_defs=graph_defs, scope=described)
     text = _as_text(data)

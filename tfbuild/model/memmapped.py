@@ -70,26 +70,33 @@ class MemmappedPackage:
         return tuple(region for region in self.regions if region.name != DEFAULT_GRAPH)
 
 
-def is_package(data: bytes) -> bool:
-    """Whether ``data`` ends the way a package ends: a directory that names the default graph,
-    at the offset its last 8 bytes give. Cheap enough to try before any other reading."""
+def find_package(path: Path, data: bytes) -> MemmappedPackage | None:
+    """The package in ``data`` (read from ``path``), or None when ``data`` does not end as a
+    package ends (a directory naming the default graph, at the offset its last 8 bytes give):
+    cheap enough to try before any other reading. A package whose graph is damaged is an
+    :class:`InputFileError`."""
     try:
-        return any(region.name == DEFAULT_GRAPH for region in _directory(data))
+        regions = _directory(data)
     except ValueError:
-        return False
+        return None
+    return _package(path, data, regions) if any(region.name == DEFAULT_GRAPH for region in regions) else None
 
 
 def read_package(path: Path, data: bytes) -> MemmappedPackage:
     """The package in ``data`` (read from ``path``); a damaged one is an :class:`InputFileError`
     naming what is wrong."""
-    from google.protobuf.message import DecodeError
-
-    from tfbuild.model.protos import message_class
-
     try:
         regions = _directory(data)
     except ValueError as error:
         raise InputFileError(f"{path}: not a memmapped package: {error}") from error
+    return _package(path, data, regions)
+
+
+def _package(path: Path, data: bytes, regions: tuple[Region, ...]) -> MemmappedPackage:
+    from google.protobuf.message import DecodeError
+
+    from tfbuild.model.protos import message_class
+
     graph = next((region for region in regions if region.name == DEFAULT_GRAPH), None)
     if graph is None:
         raise InputFileError(f"{path}: the memmapped package has no default graph ({DEFAULT_GRAPH})")
