@@ -205,5 +205,5 @@ def test_the_memmap_command_refuses_what_it_cannot_convert(frozen_graph, tmp_pat
     again = _tfbuild("memmap", str(package), "-o", str(tmp_path / "again.mmap"))
     assert again.returncode == 3 and f"{package}: is a memmapped package already" in again.stderr
     onto_itself = _tfbuild("memmap", str(frozen_graph), "-o", str(frozen_graph))
-    assert onto_itself.returncode == 2 and "is the input model" in onto_itself.stderr
+    assert onto_itself.returncode == 2 and "-o names the input model" in onto_itself.stderr
     assert not (tmp_path / "again.mmap").exists()

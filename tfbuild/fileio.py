@@ -8,6 +8,7 @@ import hashlib
 import os
 import stat
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 
 from tfbuild.errors import InputFileError, OutputPathError, OutputWriteError, TfbuildError
@@ -145,6 +146,19 @@ def check_output_path(path: Path) -> None:
             if not parent.is_dir():
                 raise OutputPathError(f"{path}: {parent} is a file, not a directory", hint="give a path in a directory")
             break
+
+
+def refuse_input_as_output(output: Path, inputs: Sequence[Path], *, why: str, hint: str) -> None:
+    """Refuse (exit 2, before anything runs) an ``-o`` that names one of the command's inputs,
+    through any link: writing it would replace what the command reads. ``why`` says where the
+    output goes instead (``tfbuild compat writes a copy``)."""
+    for given in inputs:
+        try:
+            same = output.exists() and given.exists() and output.samefile(given)
+        except OSError:
+            same = False
+        if same:
+            raise OutputPathError(f"{output}: -o names the input model {given}; {why}", hint=hint)
 
 
 def special_file_kind(mode: int) -> str:

@@ -17,7 +17,8 @@ import typer
 from tfbuild.cli import app, stderr
 from tfbuild.cli.option_flags import resolve, takes_options
 from tfbuild.cli.output import print_table, stdout_console
-from tfbuild.errors import OutputPathError, PreflightError
+from tfbuild.errors import PreflightError
+from tfbuild.fileio import refuse_input_as_output
 from tfbuild.pipeline.options import DEFAULT_OPS, GRANULARITY, SOURCE, Flags
 
 if TYPE_CHECKING:
@@ -101,7 +102,9 @@ def header(
     from tfbuild.model.header import write_header
     from tfbuild.model.scope import ModelScope
 
-    _refuse_input_as_output(output, models)
+    refuse_input_as_output(
+        output, models, why="the header goes elsewhere", hint="give another path, e.g. ops_to_register.h"
+    )
     resolved = resolve(flags, config, require_target=False).options
     options, source = resolved.header, resolved.source
     scope = ModelScope(tuple(tag or ()), signature, tuple(output_node or ()))
@@ -136,14 +139,6 @@ def _print_written_header(written: Path, analysis: Analysis, options: HeaderOpti
         "ops": sorted(contents.ops), "kernel_classes": list(contents.kernel_classes),
         "problems": len(analysis.problems), "notes": list(analysis.notes()),
     }, indent=2))
-
-
-def _refuse_input_as_output(output: Path, models: list[Path]) -> None:
-    """``-o`` naming one of the models would overwrite the input: refused before anything runs."""
-    for model in models:
-        if output.exists() and model.exists() and output.resolve() == model.resolve():
-            raise OutputPathError(f"{output}: -o names the input model {model}; the header goes elsewhere",
-                                  hint="give another path, e.g. ops_to_register.h")
 
 
 def _fail_if_strict(analysis: Analysis, strict: bool) -> None:

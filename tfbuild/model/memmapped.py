@@ -251,8 +251,7 @@ def convert_to_package(model: Path, output: Path, *, min_bytes: int = MIN_CONVER
     """Write the memmapped package of the frozen GraphDef ``model`` (binary or text) to
     ``output``, atomically; anything but a GraphDef, or ``output`` naming ``model`` itself, is
     refused before anything is written."""
-    from tfbuild.errors import OutputPathError
-    from tfbuild.fileio import atomic_write_bytes
+    from tfbuild.fileio import atomic_write_bytes, refuse_input_as_output
     from tfbuild.model.formats import ModelFormat, load_model
 
     if min_bytes < 1:
@@ -265,8 +264,7 @@ def convert_to_package(model: Path, output: Path, *, min_bytes: int = MIN_CONVER
             f"{model}: a memmapped package is made from a frozen GraphDef; this is a {loaded.format.value}",
             hint="freeze the model to a GraphDef first",
         )
-    if output.exists() and model.exists() and output.resolve() == model.resolve():
-        raise OutputPathError(f"{output}: is the input model; name another file", hint="give another -o path")
+    refuse_input_as_output(output, (model,), why="the package goes elsewhere", hint="give another -o path")
     (graph_def,) = loaded.graph_defs
     written = write_package(graph_def, min_bytes=min_bytes)
     atomic_write_bytes(output, written.data)

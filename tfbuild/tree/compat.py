@@ -27,8 +27,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tfbuild.errors import ConfigError, InputFileError, PreflightError, SourceTreeError
-from tfbuild.fileio import atomic_write_bytes
+from tfbuild.errors import InputFileError, PreflightError, SourceTreeError
+from tfbuild.fileio import atomic_write_bytes, refuse_input_as_output
 from tfbuild.model.formats import LoadedModel, load_model
 from tfbuild.model.names import is_valid_op_name
 from tfbuild.model.rewrite import (
@@ -262,9 +262,8 @@ class CompatResult:
 def plan_compat(request: CompatRequest) -> CompatPlan:
     """Load the model and the tree's op definitions and check every node (nothing is written)."""
     model_path, output = Path(request.model), Path(request.output)
-    if _same_file(model_path, output):
-        raise ConfigError(f"{output}: -o names the input model; tfbuild compat writes a copy",
-                          hint="give another output path, e.g. model-tf1.pb")
+    refuse_input_as_output(output, (model_path,), why="tfbuild compat writes a copy",
+                           hint="give another output path, e.g. model-tf1.pb")
     model = load_model(model_path)
     require_graph_def(model)  # before the tree is read
     op_defs = build_op_defs(Path(request.source), cache_dir=request.cache_dir)
@@ -372,10 +371,3 @@ def index_notes(op_defs: OpDefIndex) -> list[str]:
         return []
     return [f"the op definition index skipped {len(op_defs.skipped)} file(s) or spec(s) of the tree; "
             f"first: {op_defs.skipped[0]}"]
-
-
-def _same_file(a: Path, b: Path) -> bool:
-    try:
-        return a.resolve() == b.resolve() or (b.exists() and a.exists() and a.samefile(b))
-    except OSError:
-        return False
