@@ -52,6 +52,7 @@ SAMPLES: dict[str, tuple[list[str], str, str | None, object]] = {
     "extra_cflags": (["-Os", "-DX=a b"], "-Os '-DX=a b'", '["-Os", "-DX=a b"]', ["-Os", "-DX=a b"]),
     "output_nodes": (["softmax", "logits"], "softmax logits", '["softmax", "logits"]', ["softmax", "logits"]),
     "size_profile": (["small"], "small", '"small"', "small"),
+    "protobuf_runtime": (["lite"], "lite", '"lite"', "lite"),
     "per_file_selection": ([], "on", "true", True),
     "source_date_epoch": (["1700000000"], "1700000000", "1700000000", 1700000000),
     "remote_cache": (["http://cache:8080/tf"], "http://cache:8080/tf", '"http://cache:8080/tf"', "http://cache:8080/tf"),

@@ -28,6 +28,7 @@ from tfbuild.errors import ConfigError, InputFileError
 from tfbuild.fileio import atomic_write_text
 from tfbuild.pipeline.exports import ExportFile, ExportList, render_export_file
 from tfbuild.pipeline.manifest import MANIFEST_NAME, Manifest
+from tfbuild.pipeline.protobuf_runtime import LITE_DEFINE, link_for
 from tfbuild.templating import render
 from tfbuild.toolchain.targets import Linker, Snippet, TargetProfile
 
@@ -101,6 +102,9 @@ class LinkInputs:
     Android), whatever the size profile: the snippets' link flags hold both."""
     size_profile: str | None = None
     exports: SharedLibraryExports | None = None
+    defines: tuple[str, ...] = ()
+    """Macros the app's sources that include TensorFlow's headers must define: the lite protobuf
+    runtime's (``TENSORFLOW_LITE_PROTOS``), when the build's protos were generated for it."""
     stl: str | None = None
     """The C++ runtime the app links (Android): the one the build recorded compiling against
     (manifest ``android_ndk.stl``: libc++ with the clang adapter, gnustl with the Makefile's
@@ -143,8 +147,10 @@ def link_inputs(
             f"{artifacts_dir / MANIFEST_NAME}: these artifacts were built for {manifest.target}, not {profile.name}",
             hint=f"pass --target {manifest.target} or the artifacts directory of a {profile.name} build",
         )
-    whole = list(profile.link.whole_archive)
-    libs = list(profile.link.libs)
+    runtime = manifest.protobuf_runtime if manifest is not None else "full"
+    link = link_for(profile.link, runtime)
+    whole = list(link.whole_archive)
+    libs = list(link.libs)
     known = set(whole) | set(libs)
     if manifest is not None and manifest.android_jni is not None:
         known.add(manifest.android_jni.library)  # TensorFlow itself, for Java: an app links the archives instead
@@ -173,6 +179,7 @@ def link_inputs(
         page_size_flags=clang.page_size_flags if clang is not None else (),
         size_profile=size_profile,
         exports=placed,
+        defines=(LITE_DEFINE.removeprefix("-D"),) if runtime == "lite" else (),
         stl=ndk.stl if ndk is not None else profile.link.stl,
     )
 
@@ -187,6 +194,7 @@ def render_link_snippets(profile: TargetProfile, inputs: LinkInputs) -> tuple[Li
         "lib_dir": str(inputs.lib_dir),
         "tensorflow_root": inputs.tensorflow_root,
         "include_dirs": HEADER_DIRS,
+        "defines": inputs.defines,
         "whole_archive": inputs.whole_archive,
         "libs": inputs.libs,
         "system_libs": profile.link.system_libs,

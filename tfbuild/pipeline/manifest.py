@@ -27,6 +27,7 @@ from tfbuild.fileio import atomic_write_text, read_input_bytes, sha256_file, sha
 from tfbuild.flavour import Flavour
 from tfbuild.pipeline.elf_pages import load_alignment
 from tfbuild.pipeline.plan import AndroidJniRecord, AndroidNdkUse, AppliedSizeProfile, BuildPlan
+from tfbuild.pipeline.protobuf_runtime import ProtobufRuntime
 from tfbuild.pipeline.reproducible import Reproducibility
 from tfbuild.tree.mobile_types import MobileTypes
 
@@ -104,6 +105,7 @@ class Manifest:
     android_ndk: AndroidNdkUse | None = None  # the NDK (path, revision), the Makefile adapter, the C++ runtime
     mobile_types: MobileTypes | None = None  # __ANDROID_TYPES_SLIM__ or _FULL__, and why
     android_jni: AndroidJniRecord | None = None  # the JNI library's name, Java class and exports
+    protobuf_runtime: ProtobufRuntime = "full"  # what TensorFlow's protos were generated for; lite: libprotobuf-lite.a
     fixups: tuple[dict[str, str], ...] = ()  # the toolchain fix-ups applied (local builds too): name, why, step
     reproducibility: Reproducibility | None = None  # SOURCE_DATE_EPOCH, prefix maps, ar flags, known differences
     effective_flags: tuple[CommandRecord, ...] = ()  # the make, compiler and Bazel command lines that ran
@@ -178,6 +180,7 @@ def make_manifest(
         android_ndk=plan.android_ndk,
         mobile_types=plan.mobile_types,
         android_jni=plan.android_jni,
+        protobuf_runtime=plan.protobuf_runtime,
         fixups=tuple(asdict(fixup) for fixup in plan.fixups),
         reproducibility=plan.reproducibility,
         effective_flags=effective_flags(plan),

@@ -16,7 +16,8 @@ NoteKind = Literal[
     "model", "kernel-classes", "header", "stock-build", "source-edit", "preflight", "page-alignment",
     "compile-cache", "source-tree", "size-report",
     # the planners'
-    "android-ndk", "jni-library", "per-file-selection", "mobile-types", "remote-cache", "distcc", "container-network",
+    "android-ndk", "jni-library", "per-file-selection", "protobuf-runtime", "mobile-types", "remote-cache", "distcc",
+    "container-network",
 ]
 """What a note is about."""
 

@@ -187,6 +187,14 @@ def _as_size_profile(raw: object, where: str, base: Path) -> str:
     return text
 
 
+def _as_protobuf_runtime(raw: object, where: str, base: Path) -> str:
+    from tfbuild.pipeline.protobuf_runtime import RUNTIMES
+
+    text = as_str(raw, where, base)
+    _checked(where, lambda: check_choice(text, RUNTIMES, noun="protobuf runtime"))
+    return text
+
+
 def _as_mobile_types(raw: object, where: str, base: Path) -> MobileTypesMode:
     text = as_str(raw, where, base)
     _checked(where, lambda: check_choice(text, MOBILE_TYPES_MODES, noun="mobile types"))
@@ -226,6 +234,7 @@ TARGET = Kind(as_target, str, str, "TARGET")
 GRANULARITY = Kind(_as_granularity, str, str, "kernel|op")
 DEFAULT_OPS = Kind(_as_default_ops, str, str, "OP:KERNEL,...")
 SIZE_PROFILE = Kind(_as_size_profile, str, str, "PROFILE")
+PROTOBUF_RUNTIME = Kind(_as_protobuf_runtime, str, str, "full|lite")
 EPOCH = Kind(_as_epoch, int, int, "SECONDS")
 MOBILE_TYPES = Kind(_as_mobile_types, str, str, "auto|slim|full")
 JAVA_PACKAGE = Kind(_as_java_package, str, str, "PACKAGE")

@@ -41,6 +41,7 @@ from tfbuild.model.header import HeaderOptions
 from tfbuild.pipeline import option_kinds as kinds
 from tfbuild.pipeline.android.names import DEFAULT_JAVA_PACKAGE, DEFAULT_JNI_LIBRARY
 from tfbuild.pipeline.option_kinds import Kind
+from tfbuild.pipeline.protobuf_runtime import ProtobufRuntime
 from tfbuild.pipeline.remote import RemoteOptions, SecretUrl
 from tfbuild.tree.mobile_types import MobileTypesMode
 
@@ -216,6 +217,10 @@ SIZE_PROFILE: Option[str] = Option(
     "size_profile", kinds.SIZE_PROFILE, Computed(_default_profile, "size_profiles.toml's default"),
     "Size profile: stock (the tree's own flags) | balanced | small.",
     ("TFBUILD_SIZE_PROFILE",), in_apps="may")
+PROTOBUF_RUNTIME: Option[str] = Option(
+    "protobuf_runtime", kinds.PROTOBUF_RUNTIME, "full",
+    "Protobuf runtime for TensorFlow's protos: full | lite (Makefile; smaller, no text-format protos).",
+    ("TFBUILD_PROTOBUF_RUNTIME",), in_apps="may")
 PER_FILE_SELECTION: Option[bool] = Option(
     "per_file_selection", kinds.SWITCH, False,
     "Each kernel source sees only its own selection (Makefile): a second app recompiles less.",
@@ -269,7 +274,8 @@ JNI_LIBRARY: Option[str] = Option(
 
 OPTIONS: tuple[Option[object], ...] = (
     TARGET, APP, MODELS, OUTPUT_NODES, SOURCE, FLAVOUR, OUTPUT_DIR, LOCAL, DRY_RUN, PROTOBUF_RENAME, JOBS, TIMEOUT,
-    CACHE_PREFIX, BASE_IMAGE, OP_SOURCES, OPS_LIBRARY_NAME, EXTRA_CFLAGS, SIZE_PROFILE, PER_FILE_SELECTION,
+    CACHE_PREFIX, BASE_IMAGE, OP_SOURCES, OPS_LIBRARY_NAME, EXTRA_CFLAGS, SIZE_PROFILE, PROTOBUF_RUNTIME,
+    PER_FILE_SELECTION,
     SOURCE_DATE_EPOCH, REMOTE_CACHE, DISTCC_HOSTS, DEFAULT_OPS, GRANULARITY, SDK, NDK, API_LEVEL, BUILD_TOOLS,
     NDK_API_LEVEL, MOBILE_TYPES, JAVA_PACKAGE, JNI_LIBRARY,
 )
@@ -333,6 +339,8 @@ class BuildOptions:
     extra_cflags: tuple[str, ...]
     size_profile: str
     """A profile of ``toolchains/tensorflow/size_profiles.toml`` (:mod:`tfbuild.pipeline.size_profiles`)."""
+    protobuf_runtime: ProtobufRuntime
+    """The runtime TensorFlow's protos are generated for (:mod:`tfbuild.pipeline.protobuf_runtime`)."""
     android: AndroidOptions
     config_file: Path | None
     per_file_selection: bool
@@ -558,6 +566,7 @@ def _build_options(
         ops_library_name=values[OPS_LIBRARY_NAME],
         extra_cflags=values[EXTRA_CFLAGS],
         size_profile=values[SIZE_PROFILE],
+        protobuf_runtime=cast("ProtobufRuntime", values[PROTOBUF_RUNTIME]),
         source_date_epoch=values[SOURCE_DATE_EPOCH],
         per_file_selection=values[PER_FILE_SELECTION],
         android=AndroidOptions(

@@ -15,6 +15,7 @@ from typing import Literal, Protocol
 
 from tfbuild.flavour import Flavour
 from tfbuild.pipeline.notes import Note, NoteKind
+from tfbuild.pipeline.protobuf_runtime import ProtobufRuntime
 from tfbuild.pipeline.reproducible import Reproducibility
 from tfbuild.toolchain.image_spec import ImageSpec, Mount
 from tfbuild.tree.mobile_types import MobileTypes
@@ -187,3 +188,5 @@ class BuildPlan:
     network: str | None = None
     """The container's network: None for Docker's bridge, ``host`` when a cache or distcc
     worker is on this machine's loopback."""
+    protobuf_runtime: ProtobufRuntime = "full"
+    """The protobuf runtime TensorFlow's protos were generated for (:mod:`tfbuild.pipeline.protobuf_runtime`)."""

@@ -48,6 +48,7 @@ from tfbuild.pipeline.flavours.layout import (
 from tfbuild.pipeline.notes import Note
 from tfbuild.pipeline.options import BuildOptions
 from tfbuild.pipeline.plan import AppliedSizeProfile, Artifact, BuildPlan, GeneratedFile, Step
+from tfbuild.pipeline.protobuf_runtime import refuse_for_bazel
 from tfbuild.pipeline.remote import BAZEL_STEP_LOG, bazel_cache_argv, bazel_keeps_disk_cache, bazel_remote
 from tfbuild.pipeline.size_profiles import apply_size_profile
 from tfbuild.pipeline.workspace import apply_block, render_android_block, resolve_android_repositories
@@ -63,6 +64,8 @@ _REGEX_SPECIAL = re.compile(r"([\\.^$|?*+()\[\]{}])")
 def check(options: BuildOptions, profile: TargetProfile, tree: TreeFacts | None) -> None:
     del profile, tree
     refuse_per_file_selection(options, Flavour.BAZEL)
+    if options.protobuf_runtime == "lite":
+        refuse_for_bazel()
 
 
 def prepare(options: BuildOptions) -> Preparation:

@@ -81,6 +81,17 @@ from tfbuild.pipeline.notes import Note
 from tfbuild.pipeline.options import BuildOptions
 from tfbuild.pipeline.per_file_selection import APP_SELECTION_SOURCE, SELECTION_DIR, SELECTION_MAKEFILE
 from tfbuild.pipeline.plan import AndroidNdkUse, AppliedSizeProfile, Artifact, BuildPlan, GeneratedFile, Step
+from tfbuild.pipeline.protobuf_runtime import (
+    BENCHMARK_OBJECT,
+    GIVEN_UP,
+    LEFT_OUT_ON_MOBILE,
+    LITE_DEFINE,
+    LITE_MAKEFILE,
+    LITE_TEXT_PROTO_HEADER,
+    check_lite,
+    needs_text_proto_overload,
+    profile_for,
+)
 from tfbuild.pipeline.remote import CCACHE_STATS_FILE, makefile_remote
 from tfbuild.pipeline.reproducible import Reproducibility, deterministic_ar_flags, prefix_maps
 from tfbuild.pipeline.size_profiles import apply_size_profile
@@ -113,21 +124,24 @@ GEN_DIR = "gen"
 SELECTION_BASE = f"{MAKEFILE_DIR}/{GEN_DIR}/{SELECTION_DIR}"
 """Per-file selection headers, relative to the tree's root (the Makefile's git-ignored gen/)."""
 FLAGS_STAMP = "tfbuild-build-flags.sha256"
-BUILT_WITH_TARGET_FLAGS = ("obj", "dep", "lib", "bin")
+BUILT_WITH_TARGET_FLAGS = ("obj", "dep", "lib", "bin", "proto")
 """What the Makefile builds under ``gen/`` with the target's flags (every target's, below
-these). Host tools (``host_obj``, ``proto_text``), generated sources, protobuf and nsync stay."""
+these), and the target's protos (``proto``: generated for the full or the lite runtime).
+Host tools (``host_obj``, ``proto_text``), protobuf and nsync stay."""
 _MAKE_SAFE_SOURCE = re.compile(r"[A-Za-z0-9_./+-]+\.cc\Z")
 """A source name that can stand in a make rule as it is (no spaces, ``$``, ``:``, ``%``, ``#``)."""
 
 
 def check(options: BuildOptions, profile: TargetProfile, tree: TreeFacts | None) -> None:
-    """A tree without the contrib Makefile (TF 2.1 and later) cannot be built by it."""
-    del options, profile
+    """A tree without the contrib Makefile (TF 2.1 and later) cannot be built by it, and lite
+    protos need a tree whose sources switch to them."""
     if tree is not None and not tree.has_makefile:
         raise SourceTreeError(
             f"{tree.root}: TensorFlow {tree.version} has no tensorflow/contrib/makefile (removed in 2.1)",
             hint="build it with --flavour bazel",
         )
+    if tree is not None and options.protobuf_runtime == "lite":
+        check_lite(tree.root, str(tree.version), target=profile.name, platform=profile.platform)
 
 
 def prepare(options: BuildOptions) -> Preparation:
@@ -137,6 +151,7 @@ def prepare(options: BuildOptions) -> Preparation:
 
 
 def plan(request: PlanRequest) -> BuildPlan:
+    request = dataclasses.replace(request, profile=profile_for(request.profile, request.options.protobuf_runtime))
     profile = request.profile.makefile
     assert profile is not None
     assert request.tree is not None
@@ -157,21 +172,21 @@ def plan(request: PlanRequest) -> BuildPlan:
         clang = clang_toolchain(layout.ndk, host, adapter.clang, "ccache" if layout.ccache else None)
     size = _size_profile(request, clang.build.linker if clang else profile.linker)
     profile_mk = _profile_makefile(request, size)
+    lite = _lite_files(request, layout)
     makefile = _Makefile(request, profile, layout, adapter, clang, host, remote.env)
     steps, fixups = apply_fixups(
-        makefile.steps(size, profile_mk, layout.out / PROFILE_MAKEFILE if profile_mk else None),
+        makefile.steps(size, profile_mk, layout.out / PROFILE_MAKEFILE if profile_mk else None, lite),
         request.tree.version,
         values=_fixup_values(clang, layout, request.profile.arch),
     )
     generated = (header_file(request), tree_header_file(request), *((profile_mk,) if profile_mk else ()),
-                 *_selection_files(request))
+                 *(lite.files if lite else ()), *_selection_files(request))
     jni = makefile.jni_library(size, artifacts) if clang is not None else None
     if jni is not None:
         steps, generated = (*steps, *jni.steps), (*generated, *jni.generated_files)
         artifacts = (*artifacts, jni.artifact)
     if layout.ccache is not None:
-        steps = (*steps, Step("ccache statistics", ("ccache", "--print-stats"), layout.tree_src,
-                              log=request.options.output_dir / CCACHE_STATS_FILE))
+        steps = (*steps, _ccache_statistics(layout, request))
     return BuildPlan(
         target=request.profile.name,
         flavour=Flavour.MAKEFILE,
@@ -185,7 +200,7 @@ def plan(request: PlanRequest) -> BuildPlan:
         fixups=fixups,
         size_profile=size,
         reproducibility=makefile.reproducibility(),
-        notes=(*(adapter.notes if adapter else ()), *makefile.notes, *_selection_notes(request),
+        notes=(*(adapter.notes if adapter else ()), *makefile.notes, *_selection_notes(request), *_lite_notes(lite),
                *_mobile_types_notes(request), *(jni.notes if jni else ()), *remote.notes),
         android_ndk=_ndk_use(adapter, profile),
         link_dirs=(f"{MAKEFILE_DIR}/{GEN_DIR}",),
@@ -193,6 +208,7 @@ def plan(request: PlanRequest) -> BuildPlan:
         android_jni=jni.record if jni else None,
         secret_env=remote.secret_env,
         network=remote.network,
+        protobuf_runtime=request.options.protobuf_runtime,
     )
 
 
@@ -205,6 +221,43 @@ def _fixup_values(clang: ClangToolchain | None, layout: BuildLayout, arch: str) 
         **fixup_values(clang, makefile_dir, arch),
         "host_protobuf_lib": str(makefile_dir / HOST_PROTOBUF_PREFIX / "lib"),
     }
+
+
+def _ccache_statistics(layout: BuildLayout, request: PlanRequest) -> Step:
+    return Step("ccache statistics", ("ccache", "--print-stats"), layout.tree_src,
+                log=request.options.output_dir / CCACHE_STATS_FILE)
+
+
+@dataclass(frozen=True)
+class _LiteProtos:
+    """A lite-protos build's makefile (``files[0]``) and, for a tree whose ``env.h`` lacks the
+    lite ``ReadTextProto``, the header the benchmark's object includes; ``makefile`` is the
+    makefile's path as make sees it."""
+
+    files: tuple[GeneratedFile, ...]
+    makefile: PurePosixPath
+
+
+def _lite_files(request: PlanRequest, layout: BuildLayout) -> _LiteProtos | None:
+    """What ``--protobuf-runtime lite`` adds to the build (:mod:`tfbuild.pipeline.protobuf_runtime`)."""
+    if request.options.protobuf_runtime != "lite":
+        return None
+    assert request.tree is not None
+    out = request.options.output_dir
+    overload = needs_text_proto_overload(request.tree.root)
+    content = render("protobuf_lite.mk.j2", benchmark_object=BENCHMARK_OBJECT, left_out=LEFT_OUT_ON_MOBILE,
+                     text_proto_header=str(layout.out / LITE_TEXT_PROTO_HEADER) if overload else "")
+    files = [GeneratedFile(path=out / LITE_MAKEFILE, content=content)]
+    if overload:
+        files.append(GeneratedFile(path=out / LITE_TEXT_PROTO_HEADER, content=render("lite_text_proto.h.j2")))
+    return _LiteProtos(tuple(files), layout.out / LITE_MAKEFILE)
+
+
+def _lite_notes(lite: _LiteProtos | None) -> tuple[Note, ...]:
+    if lite is None:
+        return ()
+    return (Note("protobuf-runtime", f"TensorFlow's protos for the lite protobuf runtime ({LITE_MAKEFILE}, "
+                 f"{LITE_DEFINE}, libprotobuf-lite.a): {GIVEN_UP}"),)
 
 
 def _mobile_types_notes(request: PlanRequest) -> tuple[Note, ...]:
@@ -310,7 +363,8 @@ class _Makefile:
         self.tags = frozenset({CLANG_TAG}) if clang is not None else frozenset()
 
     def steps(
-        self, size: AppliedSizeProfile, profile_mk_file: GeneratedFile | None, profile_mk: PurePosixPath | None
+        self, size: AppliedSizeProfile, profile_mk_file: GeneratedFile | None, profile_mk: PurePosixPath | None,
+        lite: _LiteProtos | None,
     ) -> tuple[Step, ...]:
         steps = [
             Step(DOWNLOAD_STEP, (f"{MAKEFILE_DIR}/download_dependencies.sh",), self.src,
@@ -326,8 +380,9 @@ class _Makefile:
         ]
         if self.profile.nsync.lib != self.profile.nsync.host_lib:
             steps.append(self._target_nsync_step())
-        argv = self._make_argv(size, profile_mk)
-        steps.append(_forget_stale_objects(argv, profile_mk_file.content if profile_mk_file else "", self.src))
+        argv = self._make_argv(size, profile_mk, lite.makefile if lite else None)
+        made_by = "".join(file.content for file in (profile_mk_file, *(lite.files if lite else ())) if file)
+        steps.append(_forget_stale_objects(argv, made_by, self.src))
         if "DISTCC_DIR" in self.env:  # distcc makes its lock directory there, not the parents
             steps.append(Step("distcc: state directory", ("mkdir", "-p", self.env["DISTCC_DIR"]), self.src))
         if self.layout.ccache is not None:
@@ -423,7 +478,9 @@ class _Makefile:
             ),
         ]
 
-    def _make_argv(self, size: AppliedSizeProfile, profile_mk: PurePosixPath | None) -> tuple[str, ...]:
+    def _make_argv(
+        self, size: AppliedSizeProfile, profile_mk: PurePosixPath | None, lite_mk: PurePosixPath | None
+    ) -> tuple[str, ...]:
         options, layout, profile = self.request.options, self.layout, self.profile
         values = {
             "makefile_dir": str(self.mk),
@@ -449,7 +506,9 @@ class _Makefile:
         ar_flags = self._ar_flags()
         if ar_flags is not None:
             variables["ARFLAGS"] = ar_flags
-        makefiles = ("-f", MAKEFILE, *(("-f", str(profile_mk)) if profile_mk is not None else ()))
+        makefiles: tuple[str, ...] = ("-f", MAKEFILE)
+        for path in (profile_mk, lite_mk):
+            makefiles = (*makefiles, "-f", str(path)) if path is not None else makefiles
         if self.request.selection is not None:
             makefiles = (*makefiles, "-f", f"{MAKEFILE_DIR}/{GEN_DIR}/{SELECTION_MAKEFILE}")
         return ("make", *makefiles, f"-j{options.jobs}", *(f"{name}={value}" for name, value in variables.items()))
@@ -462,7 +521,8 @@ class _Makefile:
         # root) and the build's header directory stays off the command line: it is in the
         # output directory, which differs from app to app, and a new command line rebuilds all.
         header = () if self.request.selection is not None else (f"-I{self.layout.header_dir}",)
-        return (*self.profile.optflags, *size.cflags, *SELECTIVE_FLAGS, *header, *self._prefix_maps(),
+        lite = (LITE_DEFINE,) if options.protobuf_runtime == "lite" else ()
+        return (*self.profile.optflags, *size.cflags, *SELECTIVE_FLAGS, *lite, *header, *self._prefix_maps(),
                 *options.extra_cflags)
 
     @functools.cached_property
@@ -555,13 +615,13 @@ class _Makefile:
         return variables
 
 
-def _forget_stale_objects(make_argv: tuple[str, ...], profile_mk_content: str, src: PurePosixPath) -> Step:
+def _forget_stale_objects(make_argv: tuple[str, ...], made_by: str, src: PurePosixPath) -> Step:
     """A step that removes the tree's objects, archives and programs when they were built with
     other flags: make's dependency files track sources and headers, not the command line, so
     a new size profile or header directory would otherwise relink the old objects. ccache
     makes the rebuild cheap when only the stamp, not the flags, changed."""
     flags = tuple(arg for arg in make_argv if not arg.startswith("-j"))  # the job count changes no object
-    digest = hashlib.sha256("\0".join((*flags, profile_mk_content)).encode()).hexdigest()
+    digest = hashlib.sha256("\0".join((*flags, made_by)).encode()).hexdigest()
     gen = f"{MAKEFILE_DIR}/{GEN_DIR}"
     return Step(
         "forget objects built with other flags",

@@ -120,7 +120,7 @@ def plan_cpp_runner(request: CppRunnerRequest) -> BuildPlan:
     )
     compile_argv = (
         *compiler.cxx,
-        *compiler.flags,
+        *compiler.flags, *(f"-D{define}" for define in inputs.defines),  # lite protos: TENSORFLOW_LITE_PROTOS
         f"-I{seen.out(request.work_dir)}",
         *(f"-I{seen.tree(request.source / directory)}" for directory in HEADER_DIRS),
         str(seen.out(request.work_dir / RUNNER_SOURCE)),

@@ -1,0 +1,177 @@
+"""Which protobuf runtime TensorFlow's protos are generated for: ``full`` (the trees' default)
+or ``lite``, the ``MessageLite`` runtime Google's own mobile builds of TensorFlow 1.x used.
+
+Why it matters: in a selective Android build of MobileNetV2 the full runtime is the largest
+part of the shipped JNI library (40% of r1.9's, 2.15 MB): every generated message registers its
+descriptor at start-up, which keeps descriptors, reflection and the text format in the link.
+``libprotobuf-lite`` has none of that. TensorFlow's sources carry the switch themselves
+(``TENSORFLOW_LITE_PROTOS``: ``env.cc`` refuses text protos, ``protobuf_internal.h`` parses
+``Any`` by hand), but the contrib Makefile has no build for it. tfbuild adds one without
+editing the Makefile, in a makefile read after it (:data:`LITE_MAKEFILE`):
+
+- protoc writes TensorFlow's protos with its ``lite`` option (``--cpp_out lite:DIR``), the same
+  pattern rule as the Makefile's with another recipe (a later rule with the same targets and
+  prerequisites replaces the earlier one);
+- every object, the JNI library's and verify's runner compile with ``-DTENSORFLOW_LITE_PROTOS``;
+- the programs link ``-lprotobuf-lite``, and the artifacts and link lines name
+  ``libprotobuf-lite.a``, which protobuf's own build installs beside ``libprotobuf.a``;
+- grappler's objects are compiled empty. Its sources print messages with ``DebugString()``,
+  which lite messages lack, and mobile TensorFlow never calls it: ``graph_execution_state.cc``
+  includes it only ``#ifndef IS_MOBILE_PLATFORM`` (checked in the tree). So lite is for the
+  mobile targets (Android, iOS) only;
+- the benchmark program (``benchmark_model.cc``) falls back to a text GraphDef through
+  ``ReadTextProto``, which takes the full runtime's ``Message``. Built lite, it gets the
+  overload later trees' ``env.h`` spell for lite protos (``MessageLite``, returning
+  Unimplemented), from a header tfbuild includes into that one object.
+
+What a user gives up, and the plan says so: text-format protos (``ReadTextProto``,
+``DebugString()`` of TensorFlow's messages) and protobuf reflection in the app. A tree is
+refused when its sources lack the switch (checked before the build, never assumed), and so is
+the Bazel flavour, whose proto rules tfbuild does not change.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+from tfbuild.errors import ConfigError, SourceTreeError
+
+if TYPE_CHECKING:  # the option's kind reads RUNTIMES on --help, which loads no target profile
+    from tfbuild.toolchain.targets import LinkProfile, MakefileProfile, TargetProfile
+
+ProtobufRuntime = Literal["full", "lite"]
+RUNTIMES: tuple[ProtobufRuntime, ...] = ("full", "lite")
+LITE_DEFINE = "-DTENSORFLOW_LITE_PROTOS"
+FULL_ARCHIVE = "libprotobuf.a"
+LITE_ARCHIVE = "libprotobuf-lite.a"
+LITE_MAKEFILE = "tfbuild-protobuf-lite.mk"
+"""The makefile, in the output directory, that builds TensorFlow's protos for the lite runtime."""
+LITE_TEXT_PROTO_HEADER = "tfbuild_lite_text_proto.h"
+"""The header, in the output directory, with the lite overload of ``ReadTextProto``."""
+BENCHMARK_OBJECT = "tensorflow/tools/benchmark/benchmark_model.o"
+SWITCH_SOURCE = "tensorflow/core/platform/env.cc"
+"""Where a tree that supports lite protos checks the switch: its text-proto reader."""
+SWITCH = "TENSORFLOW_LITE_PROTOS"
+LITE_OVERLOAD_HEADER = "tensorflow/core/platform/env.h"
+LITE_OVERLOAD_MARK = "MessageLite* proto) {"
+"""How a tree's ``env.h`` that already has an inline lite ``ReadTextProto`` shows it."""
+
+LEFT_OUT_ON_MOBILE = "tensorflow/core/grappler"
+"""Sources a lite build compiles empty: they need the full runtime and mobile builds never call them."""
+MOBILE_GUARD_SOURCE = "tensorflow/core/common_runtime/graph_execution_state.cc"
+"""The one caller of grappler in the Makefile's sources, which must leave it out on mobile."""
+MOBILE_PLATFORMS = ("android", "ios")
+_DIRECTIVE = re.compile(r"\s*#\s*(\w+)\s*(\S*)")
+
+GIVEN_UP = ("text-format protos (ReadTextProto, DebugString() of TensorFlow's messages) and protobuf "
+            "reflection are not in the binary")
+
+
+def tree_supports_lite(root: Path) -> bool:
+    """Whether the tree's own sources switch to the lite runtime (``TENSORFLOW_LITE_PROTOS``)."""
+    source = root / SWITCH_SOURCE
+    try:
+        return SWITCH in source.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+
+
+def needs_text_proto_overload(root: Path) -> bool:
+    """Whether the benchmark needs tfbuild's lite ``ReadTextProto``: the tree's ``env.h`` has none."""
+    try:
+        text = (root / LITE_OVERLOAD_HEADER).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return True
+    return LITE_OVERLOAD_MARK not in text
+
+
+def check_lite(root: Path, version: str, *, target: str, platform: str) -> None:
+    """Refuse ``lite`` for a target that is not mobile (exit 2), and for a tree whose sources
+    have no lite switch or call grappler on mobile too (exit 4)."""
+    if platform not in MOBILE_PLATFORMS:
+        raise ConfigError(
+            f"--protobuf-runtime lite is for Android and iOS targets: on {target} TensorFlow runs grappler, "
+            "whose sources need the full protobuf runtime",
+            hint="build it with --protobuf-runtime full",
+        )
+    if not tree_supports_lite(root):
+        raise SourceTreeError(
+            f"{root / SWITCH_SOURCE}: TensorFlow {version} has no {SWITCH} switch, so its sources "
+            "need the full protobuf runtime",
+            hint="build it with --protobuf-runtime full",
+        )
+    if not grappler_left_out_on_mobile(root):
+        raise SourceTreeError(
+            f"{root / MOBILE_GUARD_SOURCE}: includes grappler outside '#ifndef IS_MOBILE_PLATFORM', so a mobile "
+            "build calls it, and grappler needs the full protobuf runtime",
+            hint="build it with --protobuf-runtime full",
+        )
+
+
+def grappler_left_out_on_mobile(root: Path) -> bool:
+    """Whether every grappler include of :data:`MOBILE_GUARD_SOURCE` is in an
+    ``#ifndef IS_MOBILE_PLATFORM`` block (a tree without the file calls no grappler)."""
+    try:
+        lines = (root / MOBILE_GUARD_SOURCE).read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return True
+    depth = 0  # inside an #ifndef IS_MOBILE_PLATFORM block: 1 + the #if blocks nested in it
+    for line in lines:
+        directive = _DIRECTIVE.match(line)
+        if directive is None:
+            continue
+        word, argument = directive.groups()
+        if depth:
+            if word.startswith("if"):
+                depth += 1
+            elif word == "endif":
+                depth -= 1
+            elif depth == 1 and word in ("else", "elif"):
+                depth = 0  # what follows is the mobile branch
+        elif word == "ifndef" and argument == "IS_MOBILE_PLATFORM":
+            depth = 1
+        elif word == "include" and argument.startswith(f'"{LEFT_OUT_ON_MOBILE}/'):
+            return False
+    return True
+
+
+def refuse_for_bazel() -> None:
+    """The Bazel flavour's proto rules are the tree's own; tfbuild does not change them."""
+    raise ConfigError(
+        "--protobuf-runtime lite: the Bazel flavour builds TensorFlow's protos with the tree's own rules, "
+        "which tfbuild does not change",
+        hint="build with --flavour makefile, or with --protobuf-runtime full",
+    )
+
+
+def archive_name(runtime: ProtobufRuntime) -> str:
+    return LITE_ARCHIVE if runtime == "lite" else FULL_ARCHIVE
+
+
+def link_for(link: LinkProfile, runtime: ProtobufRuntime) -> LinkProfile:
+    """What an app links for a build of ``runtime``: ``libprotobuf-lite.a`` for a lite one."""
+    if runtime == "full":
+        return link
+    return dataclasses.replace(link, libs=tuple(_lite_name(name) for name in link.libs))
+
+
+def profile_for(profile: TargetProfile, runtime: ProtobufRuntime) -> TargetProfile:
+    """The target's profile with the protobuf archive of ``runtime`` in its artifacts and link."""
+    if runtime == "full":
+        return profile
+    makefile: MakefileProfile | None = profile.makefile
+    if makefile is not None:
+        artifacts = tuple(
+            dataclasses.replace(spec, name=LITE_ARCHIVE, path=spec.path.removesuffix(FULL_ARCHIVE) + LITE_ARCHIVE)
+            if spec.name == FULL_ARCHIVE else spec
+            for spec in makefile.artifacts
+        )
+        makefile = dataclasses.replace(makefile, artifacts=artifacts)
+    return dataclasses.replace(profile, link=link_for(profile.link, runtime), makefile=makefile)
+
+
+def _lite_name(name: str) -> str:
+    return LITE_ARCHIVE if name == FULL_ARCHIVE else name
