@@ -26,7 +26,7 @@ VOCABULARY = {
     "--revert", "--allow-dirty", "--gitlab", "--help", "--debug", "--quiet", "-q", "--verbose", "-v", "--version",
     "--install-completion", "--show-completion",
     # what it builds
-    "--target", "--app", "--flavour", "--ops-library-name", "--protobuf-rename", "--no-protobuf-rename",
+    "--target", "--app", "--flavour", "--ops-library-name", "--protobuf-rename", "--protobuf-runtime", "--no-protobuf-rename",
     "--extra-cflag", "--size-profile", "--per-file-selection", "--one-selection", "--source-date-epoch",
     "--default-ops", "--granularity", "--tag", "--signature", "--export", "--jni", "--ref", "--nm",
     # Android, images, caches
