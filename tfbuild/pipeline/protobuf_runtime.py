@@ -9,9 +9,9 @@ descriptor at start-up, which keeps descriptors, reflection and the text format 
 ``Any`` by hand), but the contrib Makefile has no build for it. tfbuild adds one without
 editing the Makefile, in a makefile read after it (:data:`LITE_MAKEFILE`):
 
-- protoc writes TensorFlow's protos with its ``lite`` option (``--cpp_out lite:DIR``), the same
-  pattern rule as the Makefile's with another recipe (a later rule with the same targets and
-  prerequisites replaces the earlier one);
+- protoc writes TensorFlow's protos with its ``lite`` option (``--cpp_out lite:DIR``), by the
+  Makefile's pattern rule made more specific (``tensorflow/%``): make prefers the rule with the
+  shorter stem, and a later rule with the same two targets would not replace the Makefile's;
 - every object, the JNI library's and verify's runner compile with ``-DTENSORFLOW_LITE_PROTOS``;
 - the programs link ``-lprotobuf-lite``, and the artifacts and link lines name
   ``libprotobuf-lite.a``, which protobuf's own build installs beside ``libprotobuf.a``;
