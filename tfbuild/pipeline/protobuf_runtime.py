@@ -15,10 +15,14 @@ editing the Makefile, in a makefile read after it (:data:`LITE_MAKEFILE`):
 - every object, the JNI library's and verify's runner compile with ``-DTENSORFLOW_LITE_PROTOS``;
 - the programs link ``-lprotobuf-lite``, and the artifacts and link lines name
   ``libprotobuf-lite.a``, which protobuf's own build installs beside ``libprotobuf.a``;
-- grappler's objects are compiled empty. Its sources print messages with ``DebugString()``,
-  which lite messages lack, and mobile TensorFlow never calls it: ``graph_execution_state.cc``
-  includes it only ``#ifndef IS_MOBILE_PLATFORM`` (checked in the tree). So lite is for the
-  mobile targets (Android, iOS) only;
+- two directories of sources that need the full runtime are compiled as empty objects
+  (:data:`LEFT_OUT`): grappler, whose sources print messages with ``DebugString()``, which lite
+  messages lack, and which mobile TensorFlow never calls (``graph_execution_state.cc`` includes
+  it only ``#ifndef IS_MOBILE_PLATFORM``, checked in the tree; so lite is for the mobile targets,
+  Android and iOS, only); and ``util/proto``, the descriptor pools of the ``DecodeProtoV2`` and
+  ``EncodeProto`` kernels, which register themselves with the full runtime's
+  ``DescriptorPool::generated_pool()`` (a model with those ops needs the full runtime: its link
+  fails, naming the pool);
 - the benchmark program (``benchmark_model.cc``) falls back to a text GraphDef through
   ``ReadTextProto``, which takes the full runtime's ``Message``. Built lite, it gets the
   overload later trees' ``env.h`` spell for lite protos (``MessageLite``, returning
@@ -60,7 +64,10 @@ LITE_OVERLOAD_MARK = "MessageLite* proto) {"
 """How a tree's ``env.h`` that already has an inline lite ``ReadTextProto`` shows it."""
 
 LEFT_OUT_ON_MOBILE = "tensorflow/core/grappler"
-"""Sources a lite build compiles empty: they need the full runtime and mobile builds never call them."""
+PROTO_OPS_SUPPORT = "tensorflow/core/util/proto"
+LEFT_OUT = (LEFT_OUT_ON_MOBILE, PROTO_OPS_SUPPORT)
+"""Source directories a lite build compiles as empty objects: they need the full runtime, and
+only code a mobile selective build leaves out calls them (see the module doc)."""
 MOBILE_GUARD_SOURCE = "tensorflow/core/common_runtime/graph_execution_state.cc"
 """The one caller of grappler in the Makefile's sources, which must leave it out on mobile."""
 MOBILE_PLATFORMS = ("android", "ios")
