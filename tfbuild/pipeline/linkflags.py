@@ -28,7 +28,7 @@ from tfbuild.errors import ConfigError, InputFileError
 from tfbuild.fileio import atomic_write_text
 from tfbuild.pipeline.exports import ExportFile, ExportList, render_export_file
 from tfbuild.pipeline.manifest import MANIFEST_NAME, Manifest
-from tfbuild.pipeline.protobuf_runtime import LITE_DEFINE, link_for
+from tfbuild.pipeline.protobuf_runtime import LITE_DEFINE, link_for, require_generated
 from tfbuild.templating import render
 from tfbuild.toolchain.targets import Linker, Snippet, TargetProfile
 
@@ -134,6 +134,8 @@ def link_inputs(
     out_dir: Path | None = None,
 ) -> LinkInputs:
     """Gather the libraries for ``profile`` from ``artifacts_dir`` and its manifest, if any.
+    The tree's generated protos must still be for the build's protobuf runtime (a later build
+    in the same tree may have made them for the other one): an :class:`SourceTreeError` if not.
 
     An app's own op libraries listed in the manifest are linked too: static ones whole (their
     kernels register the same way), shared ones plainly; an Android build's JNI library is not
@@ -159,6 +161,8 @@ def link_inputs(
             (whole if artifact.kind == "static-lib" else libs).insert(0, artifact.name)
             known.add(artifact.name)
     root = source or (manifest.tensorflow.source if manifest is not None else None)
+    if root and manifest is not None:
+        require_generated(Path(root), runtime)  # what the app compiles against is this build's protos
     missing = tuple(name for name in (*whole, *libs) if not (artifacts_dir / name).is_file())
     profile_record = manifest.size_profile if manifest is not None else None
     size_profile, ldflags = (profile_record.name, profile_record.ldflags) if profile_record else (None, ())

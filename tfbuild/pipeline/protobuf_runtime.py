@@ -154,6 +154,39 @@ def refuse_for_bazel() -> None:
     )
 
 
+GENERATED_GRAPH_HEADER = "tensorflow/contrib/makefile/gen/proto/tensorflow/core/framework/graph.pb.h"
+"""The tree's generated GraphDef header (the Makefile's ``$(PROTOGENDIR)``), whose base class says
+which runtime the tree's protos were last generated for."""
+_GRAPH_BASE = re.compile(r"class GraphDef\s*(?:final\s*)?:\s*public ::google::protobuf\d*::(MessageLite|Message)\b")
+
+
+def generated_runtime(root: Path) -> ProtobufRuntime | None:
+    """The runtime the tree's generated protos are for now (None: none generated, or not known).
+    A later build in the same tree may have generated them anew for the other runtime; code
+    compiled against them would not match an earlier build's archives."""
+    try:
+        text = (root / GENERATED_GRAPH_HEADER).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    match = _GRAPH_BASE.search(text)
+    if match is None:
+        return None
+    return "lite" if match.group(1) == "MessageLite" else "full"
+
+
+def require_generated(root: Path, runtime: ProtobufRuntime) -> None:
+    """Refuse to compile against the tree's protos when they are for another runtime than the
+    build's (exit 4): the runner's messages would not be the archives' messages."""
+    found = generated_runtime(root)
+    if found is not None and found != runtime:
+        raise SourceTreeError(
+            f"{root / GENERATED_GRAPH_HEADER}: the tree's protos are generated for the {found} protobuf runtime "
+            f"now (by a later build), and this build's for the {runtime} one",
+            hint=f"build this output directory again (--protobuf-runtime {runtime}): apps and verify compile "
+            "against the tree's protos",
+        )
+
+
 def archive_name(runtime: ProtobufRuntime) -> str:
     return LITE_ARCHIVE if runtime == "lite" else FULL_ARCHIVE
 
