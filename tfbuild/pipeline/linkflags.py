@@ -134,8 +134,7 @@ def link_inputs(
     out_dir: Path | None = None,
 ) -> LinkInputs:
     """Gather the libraries for ``profile`` from ``artifacts_dir`` and its manifest, if any.
-    The tree's generated protos must still be for the build's protobuf runtime (a later build
-    in the same tree may have made them for the other one): an :class:`SourceTreeError` if not.
+    The tree's generated protos must still be for the build's protobuf runtime (:class:`SourceTreeError`).
 
     An app's own op libraries listed in the manifest are linked too: static ones whole (their
     kernels register the same way), shared ones plainly; an Android build's JNI library is not
