@@ -283,6 +283,31 @@ def test_the_range_is_tensorflows(tmp_path):
         assert np.all(np.isfinite(back)) == finite and (not finite or not back.any())
 
 
+def test_with_no_minimum_size_every_float_constant_is_quantized_and_still_runs(tmp_path):
+    """--min-elements 0 quantizes scalars and empty constants too, as TensorFlow's
+    minimum_size=0 does; TensorFlow runs the result."""
+    import tensorflow as tf
+
+    graph = tf.Graph()
+    with graph.as_default():
+        x = tf.compat.v1.placeholder(tf.float32, [3], name="x")
+        scaled = x * tf.constant(np.float32(-2.5), name="scale")
+        tf.identity(tf.concat([scaled, tf.constant(np.zeros(0, np.float32), name="nothing")], 0), name="y")
+    original = load_model_from(graph, tmp_path)
+    result = quantize_weights(original, where="graph", min_elements=0)
+    assert {weight.name for weight in result.weights} == {"scale", "nothing"}
+    feeds = {"x:0": np.array([1.0, -2.0, 0.5], np.float32)}
+    (expected,), (got,) = _run(original, ["y:0"], feeds), _run(result.graph_def, ["y:0"], feeds)
+    step = next(weight.step for weight in result.weights if weight.name == "scale")
+    assert np.all(np.abs(got - expected) <= np.abs(feeds["x:0"]) * step + 1e-6)
+
+
+def load_model_from(graph, tmp_path: Path):
+    path = tmp_path / "graph.pb"
+    path.write_bytes(graph.as_graph_def().SerializeToString())
+    return load_model(path).graph_defs[0]
+
+
 def _quantize(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "tfbuild", "quantize-weights", *args], capture_output=True, text=True,
                           timeout=300)

@@ -195,7 +195,9 @@ def _weight_values(node: Any, min_elements: int, where: str) -> np.ndarray | Non
     if count < min_elements:
         return None
     values = np.frombuffer(raw, dtype="<f4").astype(np.float32).reshape(-1)
-    if not np.all(np.isfinite(values)) or not np.isfinite(np.float32(values.max()) - np.float32(values.min())):
+    with np.errstate(over="ignore"):
+        finite = bool(np.all(np.isfinite(values))) and (not values.size or np.isfinite(values.max() - values.min()))
+    if not finite:
         raise InputFileError(
             f"{where}: Const node '{node.name}' holds an infinite or NaN value (or a range wider than float's)",
             hint="8-bit codes cannot stand for it; TensorFlow's transform would write meaningless ones",
