@@ -36,7 +36,7 @@ VOCABULARY = {
     # verify
     "--tolerance", "--seed", "--input-shape", "--intermediates",
     # models
-    "--min-bytes", "--output-node",
+    "--min-bytes", "--min-elements", "--output-node",
 }
 HIDDEN_ALIASES = {"--out", "--output", "--model", "-m"}
 """Old spellings kept working (hidden): ``--out`` for ``--out-dir``, verify's ``--output`` for

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -65,7 +66,12 @@ def test_analyze(tmp_path):
          max(op["models"], key=len)) for op in analysis["ops"]]]),
         table_width([("op", "node", "model", "problem"), *problems]),
         len(f"Ops ({analysis['tensorflow_version']} kernel names)"))
-    assert_plain(stdout, widest=widest, whole=tuple(p[3] for p in problems) + tuple(o[0] for o in ops))
+    # The benchmark program's command line is one line, however long, ready to paste.
+    benchmarks = tuple(f"  benchmark: {shlex.join(graph['benchmark']['argv'])}" for model in analysis["models"]
+                       for graph in model.get("graphs", ()) if "benchmark" in graph)
+    assert benchmarks
+    widest = max(widest, *map(len, benchmarks))
+    assert_plain(stdout, widest=widest, whole=tuple(p[3] for p in problems) + tuple(o[0] for o in ops) + benchmarks)
 
 
 def test_config_show_and_plan(tmp_path):

@@ -31,7 +31,18 @@ from tfbuild.pipeline.verify.cpp_runner import (
     plan_cpp_runner,
     runner_sources,
 )
-from tfbuild.pipeline.verify.probe import BATCH_SIZE, OPEN_DIM, Feed, make_inputs, parse_input_shape
+from tfbuild.pipeline.verify.probe import (
+    BATCH_SIZE,
+    NOT_COMPARED,
+    OPEN_DIM,
+    OUTPUTS_FOUND,
+    OUTPUTS_GIVEN,
+    SHAPE_FOUND,
+    SHAPE_GIVEN,
+    Feed,
+    make_inputs,
+    parse_input_shape,
+)
 from tfbuild.pipeline.verify.tensor_file import DTYPES, MAGIC, encode_tensors, read_tensor_file, write_tensor_file
 from tfbuild.resources import examples_dir
 from tfbuild.toolchain.targets import get_target
@@ -122,8 +133,11 @@ def test_probe_feeds_placeholders_and_compares_sinks_and_first_of_each_kind(prob
     from tfbuild.pipeline.verify.probe import plan_probe
 
     probe = plan_probe(probe_graph, where="graph")
-    assert probe.feeds == (Feed("images:0", DT["float"], (BATCH_SIZE, 8, OPEN_DIM)), Feed("ids:0", DT["int32"], (OPEN_DIM,)))
+    assert [(feed.tensor, feed.dtype, feed.shape) for feed in probe.feeds] == [
+        ("images:0", DT["float"], (BATCH_SIZE, 8, OPEN_DIM)), ("ids:0", DT["int32"], (OPEN_DIM,))]
+    assert all(feed.shape_from.startswith(SHAPE_FOUND + "; its open dimensions made") for feed in probe.feeds)
     assert probe.outputs == ("out:0", "ids_out:0")  # an Identity may be an output; NoOp is none
+    assert probe.outputs_from == OUTPUTS_FOUND
     # The first float Mul, Relu, the int32 Mul (another kernel), and the Sqrt of a constant; not
     # m2 (a second float Mul), the Identity, Const or placeholders. In graph order.
     assert probe.intermediates == ("ws:0", "m1:0", "r1:0", "n2:0")
@@ -138,8 +152,9 @@ def test_probe_takes_the_users_shapes_and_outputs(probe_graph):
     from tfbuild.pipeline.verify.probe import plan_probe
 
     probe = plan_probe(probe_graph, where="graph", shapes={"images": (2, 8, 3)}, outputs=["r1", "n2:0"])
-    assert probe.feeds[0] == Feed("images:0", DT["float"], (2, 8, 3))
-    assert probe.outputs == ("r1:0", "n2:0")
+    assert probe.feeds[0] == Feed("images:0", DT["float"], (2, 8, 3), SHAPE_GIVEN)
+    assert probe.feeds[1].shape_from.startswith(SHAPE_FOUND)
+    assert probe.outputs == ("r1:0", "n2:0") and probe.outputs_from == OUTPUTS_GIVEN
     assert "r1:0" not in probe.intermediates and "n2:0" not in probe.intermediates
     with pytest.raises(ConfigError, match="no placeholder"):
         plan_probe(probe_graph, where="graph", shapes={"w": (1,)})
@@ -192,7 +207,51 @@ def test_a_placeholder_of_unknown_rank_needs_a_shape(tmp_path):
     with pytest.raises(ConfigError, match="'x' has no known rank") as caught:
         plan_probe(graph, where="g")
     assert caught.value.hint == "give it with --input-shape x=D0,D1,..."
-    assert plan_probe(graph, where="g", shapes={"x": (3,)}).feeds == (Feed("x:0", DT["float"], (3,)),)
+    assert plan_probe(graph, where="g", shapes={"x": (3,)}).feeds == (Feed("x:0", DT["float"], (3,), SHAPE_GIVEN),)
+
+
+SINKS_GRAPH = """
+node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } }
+       attr { key: "shape" value { shape { dim { size: 2 } } } } }
+node { name: "unused" op: "PlaceholderWithDefault" input: "x" attr { key: "dtype" value { type: DT_FLOAT } }
+       attr { key: "shape" value { shape { dim { size: 2 } } } } }
+node { name: "y" op: "Neg" input: "x" attr { key: "T" value { type: DT_FLOAT } } }
+node { name: "check" op: "Assert" input: "flag" input: "y" attr { key: "T" value { list { type: DT_FLOAT } } } }
+node { name: "flag" op: "Const" attr { key: "dtype" value { type: DT_BOOL } }
+       attr { key: "value" value { tensor { dtype: DT_BOOL tensor_shape { } bool_val: true } } } }
+node { name: "z" op: "Square" input: "x" attr { key: "T" value { type: DT_FLOAT } } }
+node { name: "v" op: "VariableV2" attr { key: "dtype" value { type: DT_FLOAT } }
+       attr { key: "shape" value { shape { dim { size: 2 } } } } }
+node { name: "set" op: "Assign" input: "v" input: "z" attr { key: "T" value { type: DT_FLOAT } } }
+node { name: "init" op: "NoOp" }
+"""
+
+
+@pytest.mark.tensorflow
+def test_the_default_outputs_are_summarize_graphs_likely_outputs_less_what_verify_cannot_compare(tmp_path):
+    """One rule for what a graph's outputs are: analyze's list (summarize_graph's likely
+    outputs); verify drops from it only the ops whose value no kernel of the build computes or that
+    have no tensor to fetch."""
+    from tfbuild.model.formats import load_model
+    from tfbuild.model.graph_summary import likely_outputs
+    from tfbuild.pipeline.verify.probe import plan_probe
+
+    path = tmp_path / "sinks.pbtxt"
+    path.write_text(SINKS_GRAPH)
+    graph = load_model(path).graph_defs[0]
+    likely = likely_outputs(graph)
+    # y and z feed others; summarize_graph leaves out the Assign and the NoOp.
+    assert [(output.name, output.op) for output in likely] == [("unused", "PlaceholderWithDefault"), ("check", "Assert")]
+    probe = plan_probe(graph, where=str(path), outputs=["y", "z"])
+    assert probe.outputs == ("y:0", "z:0") and probe.outputs_from == OUTPUTS_GIVEN
+    with pytest.raises(InputFileError, match="has no output to compare") as caught:
+        plan_probe(graph, where=str(path))  # every likely output is one verify cannot compare
+    assert all(output.op in NOT_COMPARED for output in likely) and "--output-tensor" in caught.value.hint
+    path.write_text(SINKS_GRAPH.replace('input: "flag" input: "y"', 'input: "flag" input: "x"'))
+    graph = load_model(path).graph_defs[0]
+    probe = plan_probe(graph, where=str(path))
+    assert probe.outputs == tuple(f"{o.name}:0" for o in likely_outputs(graph) if o.op not in NOT_COMPARED) == ("y:0",)
+    assert probe.outputs_from == OUTPUTS_FOUND and probe.feeds[0].shape_from == SHAPE_FOUND
 
 
 # -- tensor file ---------------------------------------------------------------------------------
@@ -553,6 +612,11 @@ def test_verify_passes_on_the_example_op_library(good_build):
     (model,) = record["models"]
     assert model["path"] == str(MODEL)
     assert [(feed["tensor"], feed["dtype"]) for feed in model["inputs"]] == [("x:0", "float32"), ("n:0", "int32")]
+    # Where the outputs and the shapes came from: the graph, as summarize_graph finds them.
+    assert sorted(model["outputs"]) == ["n_scaled:0", "positives:0"] and model["outputs_from"] == OUTPUTS_FOUND
+    assert all(feed["shape_from"].startswith(SHAPE_FOUND) for feed in model["inputs"])
+    assert f"outputs: {', '.join(model['outputs'])} ({OUTPUTS_FOUND})" in done.stdout
+    assert f"input x:0: float32 {OPEN_DIM} ({model['inputs'][0]['shape_from']})" in done.stdout
     roles = {tensor["tensor"]: tensor["role"] for tensor in model["tensors"]}
     assert roles == {"positives:0": "output", "n_scaled:0": "output", "scaled:0": "intermediate",
                      "clipped:0": "intermediate"}
@@ -576,9 +640,14 @@ def test_verify_takes_a_memmapped_package_as_the_model(good_build, tmp_path):
 
     package = tmp_path / "model.mmap"
     package.write_bytes(write_package(load_model(MODEL).graph_defs[0]).data)
-    done = tfbuild("verify", "--out", str(good_build), "--model", str(package))
+    done = tfbuild("verify", "--out", str(good_build), "--model", str(package), "--output-tensor", "positives:0",
+                   "--output-tensor", "n_scaled", "--input-shape", "x=5")
     assert done.returncode == 0, done.stdout + done.stderr[-3000:]
     assert "verify: passed, 4 tensor(s) compared" in done.stdout
+    assert f"outputs: positives:0, n_scaled:0 ({OUTPUTS_GIVEN})" in done.stdout
+    assert f"input x:0: float32 5 ({SHAPE_GIVEN})" in done.stdout and f"input n:0: int32 {OPEN_DIM} (" in done.stdout
+    (model,) = verify_section(good_build)["models"]
+    assert model["outputs_from"] == OUTPUTS_GIVEN and model["inputs"][0]["shape_from"] == SHAPE_GIVEN
     work = good_build / "verify"
     assert (work / "0-model.package").read_bytes() == package.read_bytes()
     assert verify_section(good_build)["models"][0]["path"] == str(package)

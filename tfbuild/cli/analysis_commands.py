@@ -172,8 +172,9 @@ def _print_tables(analysis: Analysis, console: Console) -> None:
 
 
 def _print_summaries(analysis: Analysis, console: Console) -> None:
-    """What TensorFlow's summarize_graph tells of each graph: the guides' first step, and the
-    names a benchmark or ``tfbuild verify --input-shape/--output-tensor`` takes."""
+    """What TensorFlow's summarize_graph tells of each graph: the guides' first step, the names
+    ``tfbuild verify --input-shape/--output-tensor`` takes, and the benchmark program's command
+    line with them, as the tool prints it."""
     from rich.text import Text
 
     for model in analysis.models:
@@ -189,6 +190,10 @@ def _print_summaries(analysis: Analysis, console: Console) -> None:
             console.print(Text(f"{model.path}: inputs {inputs}; outputs {outputs}"))
             console.print(Text(f"  {summary.const_parameters:,} const parameters ({weights or 'none'}), "
                                f"{summary.control_edges} control edges; ops: {ops}{more}"))
+            benchmark = model.benchmark(summary)
+            if benchmark is not None:
+                note = f" ({benchmark.note})" if benchmark.note else ""
+                console.print(Text(f"  benchmark: {benchmark.text}{note}"))
 
 
 def _print_ops(analysis: Analysis, console: Console) -> None:

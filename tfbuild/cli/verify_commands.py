@@ -51,10 +51,13 @@ def verify_command(
     seed: int = typer.Option(0, "--seed", metavar="N", help="Seed of the generated inputs."),
     input_shape: list[str] = typer.Option(
         [], "--input-shape", metavar="NAME=D0,D1,...",
-        help="NAME=D0,D1,... for a placeholder whose shape is open (repeat).",
+        help="NAME=D0,D1,... for a placeholder whose shape is open (repeat; default: its shape in the graph, open "
+        "dimensions made 1 for a batch or 16).",
     ),
     output_tensor: list[str] = typer.Option(
-        [], "--output-tensor", metavar="NAME", help="Tensor to compare as an output (repeat; default: the sinks)."
+        [], "--output-tensor", metavar="NAME",
+        help="Tensor to compare as an output (repeat; default: the graph's likely outputs, as summarize_graph "
+        "finds them).",
     ),
     output_alias: list[str] = typer.Option([], "--output", hidden=True),
     intermediates: int | None = typer.Option(
@@ -116,7 +119,11 @@ def _verify_options(
 
 
 def _print_verdicts(console: Console, result: VerifyResult) -> None:
-    """Each model's tensors as a table (one row per tensor compared), then what ran on each side."""
+    """Each model's tensors as a table (one row per tensor compared), where its outputs and its
+    inputs' shapes came from (the user's flags, or what summarize_graph finds), then what ran on
+    each side."""
+    from tfbuild.pipeline.verify.tensor_file import DTYPES
+
     row = "{:<8} {:<12} {:<8} {:<14} {:>10} {:>9}  {}"
     for verdict in result.models:
         console.print(plain(f"{verdict.model}  ({result.target}, {result.flavour.value})", style="bold"))
@@ -128,6 +135,10 @@ def _print_verdicts(console: Console, result: VerifyResult) -> None:
             line = row.format(outcome, diff.role, diff.dtype, shape, *figures, diff.tensor)
             eight_bit = f"  (8-bit: within 2 steps of {diff.step:.3g})" if diff.bound == "8-bit" and diff.step else ""
             console.print(plain(line + (f"  ({diff.problem})" if diff.problem else "") + eight_bit))
+        console.print(plain(f"outputs: {', '.join(verdict.outputs) or 'none'} ({verdict.outputs_from})"))
+        for feed in verdict.feeds:
+            shape = "x".join(str(dim) for dim in feed.shape) or "scalar"
+            console.print(plain(f"input {feed.tensor}: {DTYPES[feed.dtype]} {shape} ({feed.shape_from})"))
     console.print(plain(f"reference: {result.reference}"))
     console.print(plain(f"target:    {result.runner}"))
     console.print(plain(f"tolerance: {result.tolerance:g}; recorded in {result.manifest} (verify)"))

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from tfbuild.errors import ConfigError, InputFileError
+from tfbuild.model.benchmark import BenchmarkCommand, benchmark_command
 from tfbuild.model.formats import EVERYTHING, LoadedModel, ModelFormat, load_model
 from tfbuild.model.graph_summary import GraphSummary, summarize_graph, summary_dict
 from tfbuild.model.kernel_registry import load_kernel_registry
@@ -60,6 +61,11 @@ class ModelInfo:
     needs_no_kernels: bool = False
     summaries: tuple[GraphSummary, ...] = ()
     """What ``summarize_graph`` tells of each of its GraphDefs (none for TFLite and ops lists)."""
+
+    def benchmark(self, summary: GraphSummary) -> BenchmarkCommand | None:
+        """The benchmark program's command for the graph ``summary`` tells of (None: the program
+        does not read this kind of model)."""
+        return benchmark_command(self.path, self.format, summary)
 
 
 @dataclass(frozen=True)
@@ -134,7 +140,7 @@ class Analysis:
                 {
                     "path": str(m.path), "format": m.format, "sha256": m.sha256,
                     **({"scope": m.scope} if m.scope else {}),
-                    **({"graphs": [summary_dict(summary) for summary in m.summaries]} if m.summaries else {}),
+                    **({"graphs": [_graph_dict(m, summary) for summary in m.summaries]} if m.summaries else {}),
                 }
                 for m in self.models
             ],
@@ -155,6 +161,14 @@ class Analysis:
             ],
             **({"notes": notes} if notes else {}),
         }
+
+
+def _graph_dict(model: ModelInfo, summary: GraphSummary) -> dict[str, object]:
+    """One graph's summary as ``analyze --json`` prints it, with the benchmark program's command
+    where the program reads the model (``argv`` and the ``note`` of a memmapped package)."""
+    command = model.benchmark(summary)
+    benchmark = {"argv": list(command.argv), "note": command.note} if command is not None else None
+    return {**summary_dict(summary), **({"benchmark": benchmark} if benchmark is not None else {})}
 
 
 def pair_sort_key(pair: tuple[str, str | None]) -> tuple[str, bool, str]:

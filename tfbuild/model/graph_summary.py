@@ -69,7 +69,8 @@ class GraphSummary:
 
     def benchmark_arguments(self, graph: str) -> tuple[str, ...]:
         """The arguments of TensorFlow's benchmark program for this graph, as the tool prints
-        them (``--input_layer`` ... ``--output_layer``)."""
+        them (``--graph``, ``--input_layer`` ... ``--output_layer``; not its ``--show_flops``):
+        :func:`tfbuild.model.benchmark.benchmark_command` makes the command line."""
         inputs = (*self.inputs, *self.variables)
         return (
             f"--graph={graph}",

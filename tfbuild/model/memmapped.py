@@ -22,13 +22,12 @@ empty tensors stay ``Const``. :func:`write_package` converts the same nodes into
 
 from __future__ import annotations
 
-import math
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from tfbuild.errors import InputFileError
+from tfbuild.model.tensor_values import const_bytes
 
 PACKAGE_PREFIX = "memmapped_package://"
 DEFAULT_GRAPH = PACKAGE_PREFIX + "."
@@ -37,16 +36,6 @@ MIN_CONVERSION_BYTES = 10_000
 """``convert_graphdef_memmapped_format --min_conversion_tensor_size``'s default."""
 IMMUTABLE_CONST = "ImmutableConst"
 _TRAILER = 8
-
-_POD_TYPES: Mapping[int, tuple[str, str | None]] = {
-    # DataType enum: (numpy dtype of its raw bytes, the TensorProto field of its values)
-    1: ("<f4", "float_val"), 2: ("<f8", "double_val"), 3: ("<i4", "int_val"), 4: ("u1", "int_val"),
-    5: ("<i2", "int_val"), 6: ("i1", "int_val"), 8: ("<c8", "scomplex_val"), 9: ("<i8", "int64_val"),
-    10: ("?", "bool_val"), 14: ("<u2", "half_val"), 17: ("<u2", "int_val"), 18: ("<c16", "dcomplex_val"),
-    19: ("<u2", "half_val"), 22: ("<u4", "uint32_val"), 23: ("<u8", "uint64_val"),
-}
-"""TensorFlow's plain-data types (``TF_CALL_POD_TYPES``): the only ones a package can hold.
-bfloat16 (14) and half (19) keep their 16-bit patterns in ``half_val``."""
 
 
 @dataclass(frozen=True)
@@ -150,7 +139,7 @@ def write_package(graph_def: Any, *, min_bytes: int = MIN_CONVERSION_BYTES) -> W
     for node in graph.node:
         if node.op != "Const":
             continue
-        raw = _const_bytes(node)
+        raw = const_bytes(node)
         if raw is None or not raw or len(raw) < min_bytes:
             continue
         name = PACKAGE_PREFIX + _unique(_sanitized(node.name), used)
@@ -199,32 +188,6 @@ def unpacked_graph(package: MemmappedPackage, data: bytes) -> Any:
         tensor.tensor_shape.CopyFrom(shape)
         tensor.tensor_content = data[region.offset:region.offset + region.length]
     return graph
-
-
-def _const_bytes(node: Any) -> bytes | None:
-    """The raw bytes of a ``Const`` node's tensor (None: not plain data, or a shape not fully
-    known), from ``tensor_content`` or from its typed values, the last one repeated to fill the
-    shape as TensorFlow's ``Tensor::FromProto`` does."""
-    import numpy as np
-
-    tensor = node.attr["value"].tensor
-    kind = _POD_TYPES.get(tensor.dtype)
-    dims = [dim.size for dim in tensor.tensor_shape.dim]
-    if kind is None or any(size < 0 for size in dims) or tensor.tensor_shape.unknown_rank:
-        return None
-    dtype, field = kind
-    count = math.prod(dims)
-    if tensor.tensor_content:
-        return bytes(tensor.tensor_content)
-    values = list(getattr(tensor, field)) if field else []
-    if field in ("scomplex_val", "dcomplex_val"):
-        values = [complex(values[i], values[i + 1]) for i in range(0, len(values) - 1, 2)]
-    if count == 0:
-        return b""
-    if not values:
-        return bytes(np.zeros(count, dtype=dtype).tobytes())
-    filled = values[:count] + [values[-1]] * max(0, count - len(values))
-    return bytes(np.asarray(filled, dtype=dtype).tobytes())
 
 
 def _sanitized(name: str) -> str:

@@ -71,7 +71,11 @@ def report_json(report: SizeReport) -> dict[str, object]:
         },
         "baseline_status": report.baseline_status,
         "artifacts": [_artifact_json(item) for item in build.artifacts],
-        "models": [{"name": m.name, "size": m.size, "deflated": m.compressed} for m in build.models],
+        "models": [
+            {"name": m.name, "size": m.size, "deflated": m.compressed,
+             "benchmark": None if m.benchmark is None else {"argv": list(m.benchmark.argv), "note": m.benchmark.note}}
+            for m in build.models
+        ],
         "notes": list(build.notes),
         "figures": build.figures().to_dict(),
     }
@@ -123,6 +127,10 @@ def report_view(report: SizeReport) -> dict[str, object]:
              "deflated": _bytes(m.compressed) if m.compressed is not None else "(file gone)",
              "share": _share(m.compressed, m.size) if m.compressed is not None else ""}
             for m in build.models
+        ],
+        "benchmarks": [
+            {"name": m.name, "command": m.benchmark.text, "note": m.benchmark.note or ""}
+            for m in build.models if m.benchmark is not None
         ],
         "details": [_details(item, has_baseline) for item in build.artifacts if item.attribution is not None],
         "notes": build.notes,

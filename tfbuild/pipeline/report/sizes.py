@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from tfbuild.errors import InputFileError, TfbuildError
+from tfbuild.model.benchmark import PROGRAM, BenchmarkCommand, benchmark_command
 from tfbuild.model.header import parse_header
 from tfbuild.pipeline.manifest import FileRecord, Manifest
 from tfbuild.pipeline.report.attribution import Attribution, SourceMap, attribute, source_map
@@ -36,6 +37,8 @@ from tfbuild.tree.kernel_index import build_kernel_index
 from tfbuild.tree.work_branch import base_commit
 
 REPORT_JSON = "report.json"
+BENCHMARK = "benchmark"
+"""The benchmark program a Makefile build leaves in its output directory."""
 _NOT_CODE = ("header", "aar")
 
 
@@ -76,11 +79,13 @@ class ArtifactReport:
 @dataclass(frozen=True)
 class ModelSize:
     """A model the app downloads beside the binary: its bytes, and its bytes deflated as an APK
-    or a zip download stores it (None when the file is gone since the build)."""
+    or a zip download stores it (None when the file is gone since the build); and the benchmark
+    program's command that times it (None: gone, or a kind of model the program does not read)."""
 
     name: str
     size: int
     compressed: int | None
+    benchmark: BenchmarkCommand | None = None
 
 
 @dataclass(frozen=True)
@@ -178,6 +183,7 @@ def measure_build(output_dir: Path, *, nm: str | None = None) -> BuildSizes:
     stock, selection = _selection(output_dir, manifest.header, notes)
     jni = manifest.android_jni
     link_maps = {jni.library: output_dir / jni.link_map} if jni is not None and jni.link_map else {}
+    program = _benchmark_program(output_dir, manifest)
     return BuildSizes(
         output_dir=output_dir,
         target=manifest.target,
@@ -194,13 +200,19 @@ def measure_build(output_dir: Path, *, nm: str | None = None) -> BuildSizes:
             for record in manifest.artifacts
         ),
         notes=tuple(notes),
-        models=tuple(model_size(record) for record in manifest.models),
+        models=tuple(model_size(record, program=program) for record in manifest.models),
     )
 
 
-def model_size(record: FileRecord) -> ModelSize:
+def _benchmark_program(output_dir: Path, manifest: Manifest) -> str:
+    """The build's own benchmark program (a Makefile build makes one), else TensorFlow's."""
+    built = any(item.name == BENCHMARK and item.kind == "executable" for item in manifest.artifacts)
+    return str(output_dir / BENCHMARK) if built else PROGRAM
+
+
+def model_size(record: FileRecord, *, program: str = PROGRAM) -> ModelSize:
     """The model of ``record`` as the app ships it: raw, and deflated (zlib level 6, zip's
-    default) file by file for a SavedModel directory."""
+    default) file by file for a SavedModel directory; with ``program``'s command to time it."""
     path = Path(record.path) if record.path else None
     if path is None or not path.exists():
         return ModelSize(record.name, record.size, None)
@@ -210,7 +222,23 @@ def model_size(record: FileRecord) -> ModelSize:
         compressed = sum(_deflated_size(item) for item in files)
     except OSError:
         return ModelSize(record.name, record.size, None)
-    return ModelSize(record.name, size, compressed)
+    return ModelSize(record.name, size, compressed, None if path.is_dir() else _benchmark(path, program))
+
+
+def _benchmark(path: Path, program: str) -> BenchmarkCommand | None:
+    """The benchmark program's command for the model file ``path``, its inputs and outputs what
+    summarize_graph finds; None for a model it does not read, or one that no longer loads (the
+    report is about sizes: a model changed since the build is the manifest's concern)."""
+    from tfbuild.model.formats import load_model
+    from tfbuild.model.graph_summary import summarize_graph
+
+    try:
+        loaded = load_model(path)
+    except TfbuildError:
+        return None
+    if len(loaded.graph_defs) != 1:
+        return None
+    return benchmark_command(path, loaded.format, summarize_graph(loaded.graph_defs[0]), program=program)
 
 
 def _deflated_size(path: Path) -> int:

@@ -1,19 +1,23 @@
 """What a verification feeds a model and which of its tensors it compares.
 
-Feeds: every ``Placeholder`` of the graph gets a tensor of its dtype and shape, filled from a
-PRNG seeded by the verification's seed and the tensor's name, so the same model always gets the
-same inputs, two inputs never get the same values, and no input is all zeros (an all-zero input
-hides most arithmetic mistakes: ``0 * scale`` is 0 whatever ``scale`` is). Floating-point inputs
-are spread over [-1, 1) (the range image models are usually fed), signed integers over
-[-8, 8], unsigned ones over [0, 15], bools are mixed. Dimensions a placeholder leaves open are
-:data:`BATCH_SIZE` for the first of several (the batch) and :data:`OPEN_DIM` for the others,
-unless the user gives the shape; a placeholder of unknown rank needs one.
+Feeds: every placeholder of the graph (the likely inputs ``summarize_graph`` lists, and
+``PlaceholderV2``, which it does not list but a run must feed too) gets a tensor of its dtype and
+shape, filled from a PRNG seeded by the verification's seed and the tensor's name, so the same
+model always gets the same inputs, two inputs never get the same values, and no input is all
+zeros (an all-zero input hides most arithmetic mistakes: ``0 * scale`` is 0 whatever ``scale``
+is). Floating-point inputs are spread over [-1, 1) (the range image models are usually fed),
+signed integers over [-8, 8], unsigned ones over [0, 15], bools are mixed. Dimensions a
+placeholder leaves open are :data:`BATCH_SIZE` for the first of several (the batch) and
+:data:`OPEN_DIM` for the others, unless the user gives the shape; a placeholder of unknown rank
+needs one.
 
-Fetches: the graph's outputs (nodes nothing else consumes), which must match, and a handful of
-intermediate tensors spread through the graph (the first node of each kind: op and dtypes), so a
-wrong kernel is found near where it is, not only as a wrong final answer. Intermediates are
-candidates: the reference drops any it cannot fetch (a string tensor, say) before the target is
-asked for them.
+Fetches: the graph's outputs, which must match: the tensors the user names, or else the likely
+outputs ``summarize_graph`` finds (:func:`tfbuild.model.graph_summary.likely_outputs`, the list
+``tfbuild analyze`` shows) less :data:`NOT_COMPARED`; and a handful of intermediate tensors
+spread through the graph (the first node of each kind: op and dtypes), so a wrong kernel is found
+near where it is, not only as a wrong final answer. Intermediates are candidates: the reference
+drops any it cannot fetch (a string tensor, say) before the target is asked for them. The probe
+says where its outputs and each input's shape came from, for verify's report.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from tfbuild.errors import ConfigError, InputFileError
+from tfbuild.model.graph_summary import likely_outputs
 from tfbuild.model.names import node_name
 from tfbuild.pipeline.verify.tensor_file import DTYPES, Array
 
@@ -38,6 +43,8 @@ SIGNED_RANGE = (-8, 8)
 UNSIGNED_RANGE = (0, 15)
 
 FED_OPS = frozenset({"Placeholder", "PlaceholderV2"})
+"""The nodes verify feeds: ``summarize_graph``'s inputs (``Placeholder``) and TF 1.0's
+``PlaceholderV2``, which it does not list but which a run must feed all the same."""
 NOT_COMPARED = frozenset(
     {
         "Const", "HostConst", "ImmutableConst", "Placeholder", "PlaceholderV2", "PlaceholderWithDefault", "NoOp",
@@ -45,7 +52,16 @@ NOT_COMPARED = frozenset(
         "VariableV2", "Variable", "VarHandleOp", "ReadVariableOp", "SaveV2", "RestoreV2", "Print", "PrintV2",
     }
 )
-"""Ops whose result says nothing about the build's kernels (or that have none): never compared."""
+"""Ops whose result says nothing about the build's kernels (or that have none): never compared.
+``summarize_graph``'s likely outputs already leave out ``Const``, ``Assign``, ``NoOp`` and
+``Placeholder``; verify also leaves out the other constants and placeholders (no kernel
+computes them), ops with no output tensor to fetch (``Assert``, ``PrintV2``, ``SaveV2``) or
+that only pass one on for their side effect (``Print``), and variables and checkpoint ops, which
+a frozen graph does not run."""
+OUTPUTS_GIVEN = "given with --output-tensor"
+OUTPUTS_FOUND = "the graph's likely outputs, as summarize_graph finds them"
+SHAPE_GIVEN = "given with --input-shape"
+SHAPE_FOUND = "the graph's likely inputs, as summarize_graph finds them"
 PASS_THROUGH = frozenset(
     {
         "Identity", "IdentityN", "Snapshot", "StopGradient", "PreventGradient", "CheckNumerics",
@@ -75,11 +91,14 @@ class NodeDef(Protocol):
 
 @dataclass(frozen=True)
 class Feed:
-    """One placeholder's tensor: its name (``x:0``), TensorFlow DataType number and shape."""
+    """One placeholder's tensor: its name (``x:0``), TensorFlow DataType number and shape, and
+    where the shape came from (:data:`SHAPE_GIVEN` or :data:`SHAPE_FOUND`, with the sizes given
+    to open dimensions)."""
 
     tensor: str
     dtype: int
     shape: tuple[int, ...]
+    shape_from: str = SHAPE_FOUND
 
 
 @dataclass(frozen=True)
@@ -92,6 +111,8 @@ class Probe:
     intermediates: tuple[str, ...]
     eight_bit: frozenset[str] = frozenset()
     """The compared tensors computed from 8-bit values: a ``Dequantize`` or what it feeds."""
+    outputs_from: str = OUTPUTS_FOUND
+    """Where ``outputs`` came from: :data:`OUTPUTS_GIVEN` or :data:`OUTPUTS_FOUND`."""
 
 
 def parse_input_shape(text: str) -> tuple[str, tuple[int, ...]]:
@@ -114,7 +135,7 @@ def plan_probe(
     """The feeds and fetches of ``graph_def`` (a GraphDef; ``where`` names it in messages).
 
     ``shapes`` give placeholders' shapes by node name, ``outputs`` the tensors to compare as
-    outputs instead of the graph's sinks.
+    outputs instead of the graph's likely outputs.
     """
     nodes = {node.name: node for node in graph_def.node}
     shapes = dict(shapes or {})
@@ -125,12 +146,13 @@ def plan_probe(
             hint=f"its placeholders: {', '.join(_placeholders(nodes)) or 'none'}",
         )
     feeds = tuple(_feed(node, shapes.get(name), where) for name, node in nodes.items() if node.op in FED_OPS)
-    chosen = _outputs(nodes, outputs, where)
+    chosen = _outputs(graph_def, nodes, outputs, where)
     output_nodes = {tensor.rsplit(":", 1)[0] for tensor in chosen}
     intermediates = _intermediates(nodes, output_nodes, max_intermediates)
     dequantized = _downstream(nodes, DEQUANTIZE_OPS)
     eight_bit = frozenset(tensor for tensor in (*chosen, *intermediates) if node_name(tensor) in dequantized)
-    return Probe(feeds=feeds, outputs=chosen, intermediates=intermediates, eight_bit=eight_bit)
+    return Probe(feeds=feeds, outputs=chosen, intermediates=intermediates, eight_bit=eight_bit,
+                 outputs_from=OUTPUTS_GIVEN if outputs else OUTPUTS_FOUND)
 
 
 def make_inputs(feeds: Sequence[Feed], *, seed: int) -> dict[str, Array]:
@@ -166,7 +188,7 @@ def _feed(node: NodeDef, given: tuple[int, ...] | None, where: str) -> Feed:
             hint="verify feeds numeric and bool placeholders only",
         )
     if given is not None:
-        return Feed(f"{node.name}:0", dtype, given)
+        return Feed(f"{node.name}:0", dtype, given, SHAPE_GIVEN)
     shape = node.attr["shape"].shape if "shape" in node.attr else None
     if shape is None or shape.unknown_rank:
         raise ConfigError(
@@ -176,12 +198,8 @@ def _feed(node: NodeDef, given: tuple[int, ...] | None, where: str) -> Feed:
     dims = [dim.size for dim in shape.dim]
     open_dims = [dim if dim >= 0 else (BATCH_SIZE if index == 0 and len(dims) > 1 else OPEN_DIM)
                  for index, dim in enumerate(dims)]
-    return Feed(f"{node.name}:0", dtype, tuple(open_dims))
-
-
-def _consumed(nodes: Mapping[str, NodeDef]) -> set[str]:
-    """Names of the nodes some other node takes an input (or a control edge) from."""
-    return {node_name(source) for node in nodes.values() for source in node.input}
+    opened = f"; its open dimensions made {BATCH_SIZE} (a batch) or {OPEN_DIM}" if any(dim < 0 for dim in dims) else ""
+    return Feed(f"{node.name}:0", dtype, tuple(open_dims), SHAPE_FOUND + opened)
 
 
 def _fed_path(nodes: Mapping[str, NodeDef]) -> set[str]:
@@ -228,19 +246,20 @@ def _inside_control_flow(nodes: Mapping[str, NodeDef]) -> set[str]:
     return inside
 
 
-def _outputs(nodes: Mapping[str, NodeDef], given: Sequence[str], where: str) -> tuple[str, ...]:
+def _outputs(graph_def: Any, nodes: Mapping[str, NodeDef], given: Sequence[str], where: str) -> tuple[str, ...]:
+    """The tensors ``given`` (each checked to be of a node of the graph), or the first output of
+    each of the graph's likely outputs that verify compares (see :data:`NOT_COMPARED`)."""
     if given:
         tensors = tuple(name if ":" in name else f"{name}:0" for name in given)
         missing = [tensor for tensor in tensors if tensor.rsplit(":", 1)[0] not in nodes]
         if missing:
             raise ConfigError(f"{where}: no node for --output {', '.join(missing)}", hint="name a node of the graph")
         return tensors
-    used = _consumed(nodes)
-    sinks = tuple(f"{name}:0" for name, node in nodes.items() if name not in used and node.op not in NOT_COMPARED)
+    sinks = tuple(f"{output.name}:0" for output in likely_outputs(graph_def) if output.op not in NOT_COMPARED)
     if not sinks:
         raise InputFileError(
             f"{where}: the graph has no output to compare (every node feeds another, or is a constant)",
-            hint="name the tensors to compare with --output",
+            hint="name the tensors to compare with --output-tensor",
         )
     return sinks
 

@@ -34,7 +34,7 @@ from tfbuild.pipeline.manifest import MANIFEST_NAME, FileRecord, Manifest, updat
 from tfbuild.pipeline.plan import AndroidNdkUse, BuildPlan, ImageSpec, Step
 from tfbuild.pipeline.verify.compare import DEFAULT_TOLERANCE, TOLERANCE_RULE, TensorDiff, compare_tensor
 from tfbuild.pipeline.verify.cpp_runner import COMPILE_STEP, CppRunnerRequest, RunnerJob, plan_cpp_runner
-from tfbuild.pipeline.verify.probe import MAX_INTERMEDIATES, Feed, Probe, make_inputs, plan_probe
+from tfbuild.pipeline.verify.probe import MAX_INTERMEDIATES, OUTPUTS_FOUND, Feed, Probe, make_inputs, plan_probe
 from tfbuild.pipeline.verify.tensor_file import DTYPES, Array, read_tensor_file, write_tensor_file
 from tfbuild.pipeline.verify.tf_runner import runner_argv
 from tfbuild.toolchain.android_ndk import CLANG_ONLY_MAJOR, NdkInfo, inspect_ndk
@@ -62,7 +62,7 @@ class VerifyOptions:
     seed: int = 0
     input_shapes: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
     outputs: tuple[str, ...] = ()
-    """Tensors to compare as outputs, instead of each graph's sinks."""
+    """Tensors to compare as outputs, instead of each graph's likely outputs (:mod:`.probe`)."""
     max_intermediates: int = MAX_INTERMEDIATES
     local: bool | None = None
     """Run the C++ runner on this machine (True) or in the build's container (False); None: as
@@ -76,12 +76,15 @@ class VerifyOptions:
 
 @dataclass(frozen=True)
 class ModelVerdict:
-    """One model: what it was fed and every tensor compared."""
+    """One model: what it was fed and every tensor compared, and where the outputs compared came
+    from (each feed says where its shape did)."""
 
     model: Path
     sha256: str
     feeds: tuple[Feed, ...]
     diffs: tuple[TensorDiff, ...]
+    outputs: tuple[str, ...] = ()
+    outputs_from: str = OUTPUTS_FOUND
 
     @property
     def passed(self) -> bool:
@@ -180,7 +183,8 @@ def run_verify(options: VerifyOptions, *, console: Console | None = None) -> Ver
         update_manifest(out, SECTION, _record(options, models, (), reference_text, runner_text, error.message))
         raise
     verdicts = tuple(
-        ModelVerdict(model.path, model.sha256, model.probe.feeds, _compare(model, wanted, options.tolerance))
+        ModelVerdict(model.path, model.sha256, model.probe.feeds, _compare(model, wanted, options.tolerance),
+                     model.probe.outputs, model.probe.outputs_from)
         for model, wanted in zip(models, expected, strict=True)
     )
     manifest = update_manifest(out, SECTION, _record(options, models, verdicts, reference_text, runner_text, None))
@@ -503,9 +507,12 @@ def _record(
                 "path": str(model.path),
                 "sha256": model.sha256,
                 "inputs": [
-                    {"tensor": feed.tensor, "dtype": str(DTYPES[feed.dtype]), "shape": list(feed.shape)}
+                    {"tensor": feed.tensor, "dtype": str(DTYPES[feed.dtype]), "shape": list(feed.shape),
+                     "shape_from": feed.shape_from}
                     for feed in model.probe.feeds
                 ],
+                "outputs": list(model.probe.outputs),
+                "outputs_from": model.probe.outputs_from,
                 "tensors": [_diff_record(diff) for diff in by_path[model.path].diffs] if model.path in by_path else [],
             }
             for model in models
