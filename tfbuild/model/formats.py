@@ -149,6 +149,23 @@ def load_model(path: Path | str, scope: ModelScope = EVERYTHING) -> LoadedModel:
     return _load_proto_file(path, data, text, scope)
 
 
+def load_frozen_graph_def(model: Path, *, package: str, product: str) -> Any:
+    """The GraphDef of a frozen-graph file, for a command that writes another form of it
+    (``memmap``, ``quantize-weights``): anything else is one line naming the file (exit 3).
+    ``package`` says why a memmapped package will not do; ``product`` names what is made."""
+    loaded = load_model(model)
+    if loaded.format is ModelFormat.MEMMAPPED:
+        raise InputFileError(f"{model}: is a memmapped package{package}",
+                             hint="give the frozen GraphDef it came from")
+    if loaded.format not in (ModelFormat.GRAPHDEF, ModelFormat.GRAPHDEF_TEXT):
+        raise InputFileError(
+            f"{model}: {product} is made from a frozen GraphDef; this is a {loaded.format.value}",
+            hint="freeze the model to a GraphDef first",
+        )
+    (graph_def,) = loaded.graph_defs
+    return graph_def
+
+
 def _with_proto_fallback(
     path: Path, data: bytes, scope: ModelScope, load: Callable[[], LoadedModel]
 ) -> LoadedModel:

@@ -215,20 +215,12 @@ def convert_to_package(model: Path, output: Path, *, min_bytes: int = MIN_CONVER
     ``output``, atomically; anything but a GraphDef, or ``output`` naming ``model`` itself, is
     refused before anything is written."""
     from tfbuild.fileio import atomic_write_bytes, refuse_input_as_output
-    from tfbuild.model.formats import ModelFormat, load_model
+    from tfbuild.model.formats import load_frozen_graph_def
 
     if min_bytes < 1:
         raise InputFileError(f"--min-bytes {min_bytes}: must be at least 1", hint="TensorFlow's tool takes > 0")
-    loaded = load_model(model)
-    if loaded.format is ModelFormat.MEMMAPPED:
-        raise InputFileError(f"{model}: is a memmapped package already", hint="give the frozen GraphDef it came from")
-    if loaded.format not in (ModelFormat.GRAPHDEF, ModelFormat.GRAPHDEF_TEXT):
-        raise InputFileError(
-            f"{model}: a memmapped package is made from a frozen GraphDef; this is a {loaded.format.value}",
-            hint="freeze the model to a GraphDef first",
-        )
+    graph_def = load_frozen_graph_def(model, package=" already", product="a memmapped package")
     refuse_input_as_output(output, (model,), why="the package goes elsewhere", hint="give another -o path")
-    (graph_def,) = loaded.graph_defs
     written = write_package(graph_def, min_bytes=min_bytes)
     atomic_write_bytes(output, written.data)
     return ConvertedModel(output, len(graph_def.node), written.converted, written.tensor_bytes, len(written.data))

@@ -254,21 +254,14 @@ def quantize_model_file(model: Path, output: Path, *, min_elements: int = MIN_EL
     ``--output_as_text``), atomically; anything but a GraphDef, or ``output`` naming ``model``
     itself, is refused before anything is written."""
     from tfbuild.fileio import atomic_write_bytes, refuse_input_as_output
-    from tfbuild.model.formats import ModelFormat, load_model
+    from tfbuild.model.formats import load_frozen_graph_def
 
     if min_elements < 0:
         raise ConfigError(f"--min-elements {min_elements}: must be at least 0")
-    loaded = load_model(model)
-    if loaded.format is ModelFormat.MEMMAPPED:
-        raise InputFileError(f"{model}: is a memmapped package; its weights are memory regions, not Const nodes",
-                             hint="quantize the frozen GraphDef it came from, then make the package of the result")
-    if loaded.format not in (ModelFormat.GRAPHDEF, ModelFormat.GRAPHDEF_TEXT):
-        raise InputFileError(
-            f"{model}: weights are quantized in a frozen GraphDef; this is a {loaded.format.value}",
-            hint="freeze the model to a GraphDef first",
-        )
+    graph_def = load_frozen_graph_def(
+        model, package="; its weights are memory regions, not Const nodes (quantize the graph it came from)",
+        product="an 8-bit-weights graph")
     refuse_input_as_output(output, (model,), why="the quantized graph goes elsewhere", hint="give another -o path")
-    (graph_def,) = loaded.graph_defs
     result = quantize_weights(graph_def, where=str(model), min_elements=min_elements)
     data = result.graph_def.SerializeToString()
     atomic_write_bytes(output, data)
