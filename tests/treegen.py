@@ -43,8 +43,12 @@ only ``libprotobuf-lite.a`` defines, so a lite build that links ``libprotobuf.a`
 What a build for the lite runtime depends on is there too: ``platform/env.cc``
 (``LITE_SWITCH_SOURCE``, in the library) with TensorFlow's ``TENSORFLOW_LITE_PROTOS`` switch,
 ``grappler/grappler_item.cc`` (``GRAPPLER_SOURCE``, in the library), which calls
-``DebugString()``, and ``common_runtime/graph_execution_state.cc`` (``GRAPPLER_CALLER``, not
-compiled), which includes grappler only ``#ifndef IS_MOBILE_PLATFORM``. The Makefile's
+``DebugString()``, ``common_runtime/graph_execution_state.cc`` (``GRAPPLER_CALLER``, not
+compiled), which includes grappler only ``#ifndef IS_MOBILE_PLATFORM``, and
+``util/proto/local_descriptor_pool_registration.cc`` (``PROTO_OPS_SOURCE``, in the library),
+which takes the full runtime's ``DescriptorPool::generated_pool()`` (inline in the stand-in's
+``descriptor.h``, which the tree's ``platform/protobuf.h`` includes only without the switch). The
+Makefile's
 benchmark also links ``tools/benchmark/benchmark_model.cc``, whose ``ReadTextProto`` fallback
 takes env.h's one overload (the full ``Message``), as TensorFlow's does; after the kernel and
 op lines the benchmark prints ``protobuf runtime: full|lite`` and ``text protos: <status>``.
@@ -82,11 +86,13 @@ MAKEFILE_BENCHMARK = "tensorflow/contrib/makefile/gen/bin/benchmark"
 PROTO = "tensorflow/core/framework/standin.proto"
 GENERATED_PROTO = "tensorflow/contrib/makefile/gen/proto/tensorflow/core/framework/standin.pb"  # .h, .cc
 # The tf1 tree's sources that a build for protobuf's lite runtime depends on: the switch
-# (TENSORFLOW_LITE_PROTOS), grappler's one source (DebugString()), and its one caller, which
-# includes it only #ifndef IS_MOBILE_PLATFORM.
+# (TENSORFLOW_LITE_PROTOS), grappler's one source (DebugString()) and its one caller, which
+# includes it only #ifndef IS_MOBILE_PLATFORM, and the proto ops' descriptor pool (the full
+# runtime's DescriptorPool).
 LITE_SWITCH_SOURCE = "tensorflow/core/platform/env.cc"
 GRAPPLER_SOURCE = "tensorflow/core/grappler/grappler_item.cc"
 GRAPPLER_CALLER = "tensorflow/core/common_runtime/graph_execution_state.cc"
+PROTO_OPS_SOURCE = "tensorflow/core/util/proto/local_descriptor_pool_registration.cc"
 KERNELS_BUILD = "tensorflow/core/kernels/BUILD"
 OPS_TO_REGISTER_H = "tensorflow/core/framework/ops_to_register.h"
 BAZEL_KERNELS_TARGET = {"android": "//tensorflow/core/kernels:android_tensorflow_kernels",

@@ -9,9 +9,10 @@
 # absl, protobuf - but downloads nothing. nsync and protobuf get small stand-ins
 # built the way the real ones are: nsync through the per-platform Makefile
 # compile_nsync.sh generates (platform/posix/make.common), protobuf through an
-# autoconf-style ./configure (--host, --prefix, --with-protoc, CXX=, AR=) and
-# make; each compiles one source into its library, so a build shows which
-# compiler made it.)
+# autoconf-style ./configure (--host, --prefix, --with-protoc, --with-pic, CXX=,
+# AR=) and make: libprotobuf.a, libprotobuf-lite.a, the headers and protoc (a
+# script with protoc's C++ generator, `--cpp_out [lite:]DIR`). Their objects
+# show which compiler made them.)
 
 set -e
 
@@ -107,6 +108,25 @@ bool RegisterLiteMessage(const char* type_name) {
 }  // namespace internal
 }  // namespace protobuf
 }  // namespace google
+END
+cat > "${PROTOBUF}/src/google/protobuf/descriptor.h" <<'END'
+#ifndef GOOGLE_PROTOBUF_DESCRIPTOR_H__
+#define GOOGLE_PROTOBUF_DESCRIPTOR_H__
+// protobuf stand-in of a tfbuild test tree: the full runtime's pool of the descriptors every
+// generated message registers (here empty, and in the header, so the full library needs
+// nothing it did not have). The lite runtime has none.
+namespace google {
+namespace protobuf {
+class DescriptorPool {
+ public:
+  static const DescriptorPool* generated_pool() {
+    static DescriptorPool pool;
+    return &pool;
+  }
+};
+}  // namespace protobuf
+}  // namespace google
+#endif
 END
 cat > "${PROTOBUF}/src/google/protobuf/message.h" <<'END'
 #ifndef GOOGLE_PROTOBUF_MESSAGE_H__
@@ -314,7 +334,8 @@ cat > "${PROTOBUF}/src/Makefile.am" <<'END'
 # are installed. rename_protobuf.sh rewrites the paths here as it moves the sources.
 libprotobuf_lite_la_SOURCES = google/protobuf/stubs/common.cc google/protobuf/message_lite.cc
 libprotobuf_la_SOURCES = google/protobuf/stubs/common.cc
-nobase_include_HEADERS = google/protobuf/stubs/common.h google/protobuf/message_lite.h google/protobuf/message.h
+nobase_include_HEADERS = google/protobuf/stubs/common.h google/protobuf/message_lite.h \
+  google/protobuf/message.h google/protobuf/descriptor.h
 END
 cat > "${PROTOBUF}/autogen.sh" <<'END'
 #!/bin/bash

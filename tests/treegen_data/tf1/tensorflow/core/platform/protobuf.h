@@ -2,8 +2,9 @@
 
 The protobuf headers TensorFlow's sources use, and its alias for protobuf's
 namespace. Built with TENSORFLOW_LITE_PROTOS (protos generated for the lite
-runtime), only the lite runtime's: protobuf::Message is then declared but never
-defined, as the generated classes derive from protobuf::MessageLite.
+runtime), only the lite runtime's: no DescriptorPool, and protobuf::Message is
+then declared but never defined, as the generated classes derive from
+protobuf::MessageLite.
 ==============================================================================*/
 
 #ifndef TENSORFLOW_CORE_PLATFORM_PROTOBUF_H_
@@ -12,6 +13,7 @@ defined, as the generated classes derive from protobuf::MessageLite.
 #ifdef TENSORFLOW_LITE_PROTOS
 #include "google/protobuf/message_lite.h"
 #else
+#include "google/protobuf/descriptor.h"
 #include "google/protobuf/message.h"
 #endif
 
