@@ -359,7 +359,7 @@ REGISTER_OP("Padded")
 def test_ops_in_comments_strings_and_cuda_blocks_do_not_count(tf1_tree):
     (tf1_tree / "tensorflow/core/ops/ghost_ops.cc").write_text(GHOSTS)
     util = tf1_tree / "tensorflow/core/util"
-    util.mkdir(parents=True)
+    util.mkdir(parents=True, exist_ok=True)  # the tree has util/proto
     (util / "padding.h").write_text("string GetPaddingAttrString();\n")
     (util / "padding.cc").write_text('string GetPaddingAttrString() { return "padding: {\'SAME\', \'VALID\'}"; }\n')
     index = build_op_defs(tf1_tree)

@@ -389,7 +389,8 @@ def write_generated(plan) -> None:
 @pytest.mark.compiler
 def test_real_make_compiles_the_hot_kernel_at_o2_and_another_at_os(tf1_tree, hot_files, model, tmp_path):
     """TensorFlow's (stand-in) Makefile, unedited, read with the generated .mk: make itself
-    decides each object's flags."""
+    decides each object's flags. (Its objects wait for the tree's protos: protoc first.)"""
+    treegen.build_host_protobuf(tf1_tree)
     options = resolve_build_options(
         Flags.named(target="linux-x86_64", flavour="makefile", source=str(tf1_tree), local=True,
                     output_dir=str(tmp_path / "out"), jobs=2, size_profile="small"),

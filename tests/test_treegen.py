@@ -106,6 +106,7 @@ def _run_benchmark(binary: Path):
 @pytest.mark.compiler
 def test_tf1_makefile_builds_and_selective_registration_drops_kernels(tmp_path):
     root = treegen.make_tf1_tree(tmp_path / "tf")
+    treegen.build_host_protobuf(root)
     _make(root, "OPTFLAGS=-O0")
     assert (root / treegen.MAKEFILE_LIB).is_file()
     kernels, ops = _run_benchmark(root / treegen.MAKEFILE_BENCHMARK)
@@ -114,10 +115,14 @@ def test_tf1_makefile_builds_and_selective_registration_drops_kernels(tmp_path):
     assert ("Relu", "ReluOp<CPUDevice, float>") in everything
     assert not any(op == "Min" for op, _ in everything)  # reduction_ops_min.cc is not listed
     assert {"Add", "MatMul", "CreateTreeEnsembleVariable"} <= ops
+    listing = subprocess.run([str(root / treegen.MAKEFILE_BENCHMARK)], check=True, capture_output=True,
+                             text=True).stdout
+    assert "protobuf runtime: full\n" in listing  # benchmark_model.cc and env.cc, linked
+    assert "DebugString() const override;" in (root / f"{treegen.GENERATED_PROTO}.h").read_text()  # protoc ran
     assert _git(root, "status", "--porcelain") == ""  # gen/ is ignored, as in TensorFlow
 
     shutil.copyfile(HEADER, root / treegen.OPS_TO_REGISTER_H)
-    _make(root, "clean")
+    _make(root, "cleantarget")  # `clean` would remove gen/protobuf (protoc) too
     _make(root, "OPTFLAGS=-O0 -DSELECTIVE_REGISTRATION")
     kernels, ops = _run_benchmark(root / treegen.MAKEFILE_BENCHMARK)
     assert _cpu_pairs(kernels) == TF1_SELECTED_CPU

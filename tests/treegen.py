@@ -28,6 +28,31 @@ in the Makefile's library), so ``tfbuild verify``'s C++ runner compiles and link
 build: it reads binary GraphDefs, feeds Placeholders and forwards Identity once the library has
 an Identity CPU kernel (the kernels compute nothing), and refuses ops without a registered kernel.
 
+The tf1 tree's Makefile builds protos as r1.9's does: ``tf_proto_files.txt`` lists one real
+``.proto`` (``PROTO``), which ``$(PROTOC)`` (``gen/protobuf-host/bin/protoc`` once it exists)
+turns into ``gen/proto/...pb.{h,cc}``, compiled into the library. Its protobuf is a stand-in
+written by ``download_dependencies.sh`` and built by autoconf-style ``./configure`` and make
+(``compile_linux_protobuf.sh`` for the host, into ``gen/protobuf`` with ``gen/protobuf-host``
+linked to it; tfbuild's cross builds for the other targets): ``libprotobuf.a``,
+``libprotobuf-lite.a``, the headers, and ``protoc``, a script with protoc's C++ generator for
+messages of scalar fields, ``--cpp_out DIR`` or ``--cpp_out lite:DIR``. Full classes derive from
+``Message`` and print themselves (``DebugString()``) without the library; lite ones derive from
+``MessageLite``, have no ``DebugString()``, and register with ``RegisterLiteMessage``, which
+only ``libprotobuf-lite.a`` defines, so a lite build that links ``libprotobuf.a`` fails to link
+(the real full library holds the lite runtime too; a full build links what it did before).
+What a build for the lite runtime depends on is there too: ``platform/env.cc``
+(``LITE_SWITCH_SOURCE``, in the library) with TensorFlow's ``TENSORFLOW_LITE_PROTOS`` switch,
+``grappler/grappler_item.cc`` (``GRAPPLER_SOURCE``, in the library), which calls
+``DebugString()``, ``common_runtime/graph_execution_state.cc`` (``GRAPPLER_CALLER``, not
+compiled), which includes grappler only ``#ifndef IS_MOBILE_PLATFORM``, and
+``util/proto/local_descriptor_pool_registration.cc`` (``PROTO_OPS_SOURCE``, in the library),
+which takes the full runtime's ``DescriptorPool::generated_pool()`` (inline in the stand-in's
+``descriptor.h``, which the tree's ``platform/protobuf.h`` includes only without the switch). The
+Makefile's
+benchmark also links ``tools/benchmark/benchmark_model.cc``, whose ``ReadTextProto`` fallback
+takes env.h's one overload (the full ``Message``), as TensorFlow's does; after the kernel and
+op lines the benchmark prints ``protobuf runtime: full|lite`` and ``text protos: <status>``.
+
 Op definitions are stated twice, as in TensorFlow: the ``REGISTER_OP`` calls of
 ``tensorflow/core/ops/*.cc`` and the golden ``tensorflow/core/ops/ops.pbtxt`` (an ``OpList`` in
 text format, without the ``_``-named ops). The tf1 golden holds those ops' blocks as a real TF
@@ -53,9 +78,21 @@ DATA_DIR = Path(__file__).resolve().parent / "treegen_data"
 
 KERNELS_DIR = "tensorflow/core/kernels"
 OP_FILES_TXT = "tensorflow/contrib/makefile/tf_op_files.txt"
+MAKEFILE_DIR = "tensorflow/contrib/makefile"
 MAKEFILE = "tensorflow/contrib/makefile/Makefile"
 MAKEFILE_LIB = "tensorflow/contrib/makefile/gen/lib/libtensorflow-core.a"
 MAKEFILE_BENCHMARK = "tensorflow/contrib/makefile/gen/bin/benchmark"
+# The tf1 tree's one proto (listed in tf_proto_files.txt) and where the Makefile's protoc writes it.
+PROTO = "tensorflow/core/framework/standin.proto"
+GENERATED_PROTO = "tensorflow/contrib/makefile/gen/proto/tensorflow/core/framework/standin.pb"  # .h, .cc
+# The tf1 tree's sources that a build for protobuf's lite runtime depends on: the switch
+# (TENSORFLOW_LITE_PROTOS), grappler's one source (DebugString()) and its one caller, which
+# includes it only #ifndef IS_MOBILE_PLATFORM, and the proto ops' descriptor pool (the full
+# runtime's DescriptorPool).
+LITE_SWITCH_SOURCE = "tensorflow/core/platform/env.cc"
+GRAPPLER_SOURCE = "tensorflow/core/grappler/grappler_item.cc"
+GRAPPLER_CALLER = "tensorflow/core/common_runtime/graph_execution_state.cc"
+PROTO_OPS_SOURCE = "tensorflow/core/util/proto/local_descriptor_pool_registration.cc"
 KERNELS_BUILD = "tensorflow/core/kernels/BUILD"
 OPS_TO_REGISTER_H = "tensorflow/core/framework/ops_to_register.h"
 BAZEL_KERNELS_TARGET = {"android": "//tensorflow/core/kernels:android_tensorflow_kernels",
@@ -283,6 +320,14 @@ def make_large_tree(root: Path, n_files: int) -> Path:
     _commit_all(root, f"Add {n_files} generated kernels", tag=None,
                 date="2018-11-06T12:00:00+00:00")
     return root
+
+
+def build_host_protobuf(root: Path) -> None:
+    """What ``build_all_linux.sh`` runs in a tf1 tree before make: the dependency download, then
+    protobuf for this machine (``gen/protobuf``, protoc included), which every object of the
+    Makefile waits for (its protos)."""
+    for script in ("download_dependencies.sh", "compile_linux_protobuf.sh"):
+        subprocess.run([f"{MAKEFILE_DIR}/{script}"], cwd=root, check=True, capture_output=True, text=True)
 
 
 def large_tree_op(n: int) -> str:

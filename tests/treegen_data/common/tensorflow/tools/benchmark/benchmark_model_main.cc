@@ -3,6 +3,8 @@ benchmark tool: instead of benchmarking a graph it prints the kernels and ops
 that the linked library registered, one per line:
   kernel<TAB>op<TAB>device<TAB>class
   op<TAB>name
+then, where the program links benchmark_model.cc too (the contrib Makefile's
+benchmark of a TF 1.x tree), that file's lines.
 ==============================================================================*/
 
 #include <cstdio>
@@ -10,6 +12,9 @@ that the linked library registered, one per line:
 
 extern "C" const char* TfStandinRegisteredKernels();
 extern "C" const char* TfStandinRegisteredOps();
+// Weak: Bazel's benchmark_model and programs compiled from the framework alone
+// have no benchmark_model.cc.
+extern "C" void TfStandinBenchmarkModelInfo() __attribute__((weak));
 
 static void PrintPrefixed(const char* prefix, const char* lines) {
   const char* start = lines;
@@ -24,5 +29,6 @@ static void PrintPrefixed(const char* prefix, const char* lines) {
 int main(int argc, char** argv) {
   PrintPrefixed("kernel", TfStandinRegisteredKernels());
   PrintPrefixed("op", TfStandinRegisteredOps());
+  if (TfStandinBenchmarkModelInfo != nullptr) TfStandinBenchmarkModelInfo();
   return 0;
 }
