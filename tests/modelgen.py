@@ -274,3 +274,13 @@ def _write_text_saved_model(binary_dir: Path, text_dir: Path) -> Path:
     text_dir.mkdir(parents=True)
     (text_dir / "saved_model.pbtxt").write_text(text_format.MessageToString(proto))
     return text_dir
+
+
+def graph_pbtxt(path: Path, op: str) -> Path:
+    """A text GraphDef: a float [2, 3] placeholder ``x`` and ``y = op(x)``."""
+    path.write_text(
+        'node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } }\n'
+        '  attr { key: "shape" value { shape { dim { size: 2 } dim { size: 3 } } } } }\n'
+        f'node {{ name: "y" op: "{op}" input: "x" attr {{ key: "T" value {{ type: DT_FLOAT }} }} }}\n'
+    )
+    return path

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from android_dirs import make_ndk, make_sdk
+from modelgen import graph_pbtxt
 
 from tfbuild.cli import main
 from tfbuild.errors import ConfigError
@@ -433,16 +434,6 @@ def check_jni_library(out: Path, ndk: Path, machine: str, *, kernel_symbol: str)
 
 
 # -- tfbuild verify of such a build, for real ------------------------------------------------------
-def graph_pbtxt(path: Path, op: str) -> Path:
-    """A text GraphDef: a float [2, 3] placeholder ``x`` and ``y = op(x)``."""
-    path.write_text(
-        'node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } }\n'
-        '  attr { key: "shape" value { shape { dim { size: 2 } dim { size: 3 } } } } }\n'
-        f'node {{ name: "y" op: "{op}" input: "x" attr {{ key: "T" value {{ type: DT_FLOAT }} }} }}\n'
-    )
-    return path
-
-
 @pytest.mark.android_ndk
 @pytest.mark.tensorflow
 @pytest.mark.parametrize(("target", "machine", "triple"), [

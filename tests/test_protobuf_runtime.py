@@ -26,6 +26,7 @@ from pathlib import Path
 import pytest
 import treegen
 from manifests import write_manifest
+from modelgen import graph_pbtxt
 
 from tfbuild.cache import CACHE_DIR_ENV
 from tfbuild.cli import main
@@ -70,16 +71,6 @@ class Builds:
     full: Built
     run: Callable[..., subprocess.CompletedProcess[str]]
     """Runs tfbuild as the builds ran it (their cache, no NDK from this machine's environment)."""
-
-
-def graph_pbtxt(path: Path, op: str) -> Path:
-    """A text GraphDef: a float [2, 3] placeholder ``x`` and ``y = op(x)``."""
-    path.write_text(
-        'node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } }\n'
-        '  attr { key: "shape" value { shape { dim { size: 2 } dim { size: 3 } } } } }\n'
-        f'node {{ name: "y" op: "{op}" input: "x" attr {{ key: "T" value {{ type: DT_FLOAT }} }} }}\n'
-    )
-    return path
 
 
 @pytest.fixture(scope="module")
