@@ -30,8 +30,9 @@ from modelgen import graph_pbtxt
 
 from tfbuild.cache import CACHE_DIR_ENV
 from tfbuild.cli import main
+from tfbuild.errors import SourceTreeError
 from tfbuild.pipeline.linkflags import link_inputs, render_link_snippets
-from tfbuild.pipeline.protobuf_runtime import LITE_MAKEFILE
+from tfbuild.pipeline.protobuf_runtime import GENERATED_GRAPH_HEADER, LITE_MAKEFILE, generated_runtime
 from tfbuild.toolchain.android_ndk import inspect_ndk
 from tfbuild.toolchain.targets import get_target
 
@@ -371,6 +372,10 @@ REFUSALS = {
     "no-switch": (("--target", "android-arm64", "--flavour", "makefile"), _without_switch, 4,
                   f"error: {{tree}}/{treegen.LITE_SWITCH_SOURCE}: TensorFlow 1.13.0 has no TENSORFLOW_LITE_PROTOS "
                   "switch, so its sources need the full protobuf runtime (build it with --protobuf-runtime full)"),
+    "renamed": (("--target", "android-arm64", "--flavour", "makefile", "--protobuf-rename"), None, 2,
+                "error: --protobuf-runtime lite with --protobuf-rename: the rename's edits of protoc's output and "
+                "of protobuf's headers are for the full runtime (choose one: lite protos, or the renamed full "
+                "runtime)"),
     "unguarded-grappler": (("--target", "ios-arm64", "--flavour", "makefile"), _unguarded_grappler, 4,
                            f"error: {{tree}}/{treegen.GRAPPLER_CALLER}: includes grappler outside "
                            "'#ifndef IS_MOBILE_PLATFORM', so a mobile build calls it, and grappler needs the full "
@@ -449,3 +454,40 @@ def test_every_mobile_snippet_states_the_define_where_its_build_system_reads_it(
     assert settings["GCC_PREPROCESSOR_DEFINITIONS"] == "$(inherited) TENSORFLOW_LITE_PROTOS"
     assert settings["HEADER_SEARCH_PATHS"].endswith('/tensorflow/contrib/makefile/downloads/absl"')
     assert '"$(TFBUILD_LIB_DIR)/libprotobuf-lite.a"' in settings["OTHER_LDFLAGS"]
+
+
+# -- a build whose tree's protos were since made for the other runtime -------------------------------
+GRAPH_CLASS = {"full": "class GraphDef : public ::google::protobuf::Message {",
+               "lite": "class GraphDef : public ::google::protobuf::MessageLite {",
+               "renamed": "class GraphDef final : public ::google::protobuf3::Message {"}
+
+
+@pytest.mark.parametrize(("generated", "expected"), [("full", "full"), ("lite", "lite"), ("renamed", "full")])
+def test_the_trees_generated_runtime_is_read_from_graph_pb_h(tmp_path, generated, expected):
+    header = tmp_path / GENERATED_GRAPH_HEADER
+    header.parent.mkdir(parents=True)
+    header.write_text(f"namespace tensorflow {{\n{GRAPH_CLASS[generated]}\n}};\n")
+    assert generated_runtime(tmp_path) == expected
+    assert generated_runtime(tmp_path / "no-tree") is None
+
+
+def test_linkflags_and_verify_refuse_a_build_whose_tree_now_has_the_other_protos(tmp_path, capsys):
+    """A full build's libraries with a tree whose gen/proto a later lite build regenerated: an app
+    or verify's runner compiled against those headers would not match the archives (exit 4)."""
+    tree = tmp_path / "tree"
+    header = tree / GENERATED_GRAPH_HEADER
+    header.parent.mkdir(parents=True)
+    header.write_text(GRAPH_CLASS["lite"] + "\n")
+    out = tmp_path / "out"
+    for name in ("libtensorflow-core.a", "libprotobuf.a", "libnsync.a"):
+        out.mkdir(exist_ok=True)
+        (out / name).write_bytes(b"!<arch>\n")
+    write_manifest(out, target=TARGET, protobuf_runtime="full")
+    with pytest.raises(SourceTreeError, match="generated for the lite protobuf runtime now"):
+        link_inputs(get_target(TARGET), out, source=tree)
+    assert main(["linkflags", "--target", TARGET, "--artifacts", str(out), "--source", str(tree),
+                 "--out-dir", str(tmp_path / "snippets")]) == 4
+    assert "the tree's protos are generated for the lite protobuf runtime now" in capsys.readouterr().err
+    assert not (tmp_path / "snippets").exists()
+    header.write_text(GRAPH_CLASS["full"] + "\n")
+    assert link_inputs(get_target(TARGET), out, source=tree).libs[0] == "libprotobuf.a"

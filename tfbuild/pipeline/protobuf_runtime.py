@@ -30,8 +30,11 @@ editing the Makefile, in a makefile read after it (:data:`LITE_MAKEFILE`):
 
 What a user gives up, and the plan says so: text-format protos (``ReadTextProto``,
 ``DebugString()`` of TensorFlow's messages) and protobuf reflection in the app. A tree is
-refused when its sources lack the switch (checked before the build, never assumed), and so is
-the Bazel flavour, whose proto rules tfbuild does not change.
+refused when its sources lack the switch (checked before the build, never assumed), and so are
+the Bazel flavour, whose proto rules tfbuild does not change, and ``--protobuf-rename``, whose
+edits are for the full runtime's files. The rules above need GNU make 3.82 or later (the
+shortest stem wins); Apple's make is 3.81, so an iOS build would need GNU make (iOS builds stay
+planned: there is no Xcode here).
 """
 
 from __future__ import annotations
@@ -95,9 +98,15 @@ def needs_text_proto_overload(root: Path) -> bool:
     return LITE_OVERLOAD_MARK not in text
 
 
-def check_lite(root: Path, version: str, *, target: str, platform: str) -> None:
-    """Refuse ``lite`` for a target that is not mobile (exit 2), and for a tree whose sources
-    have no lite switch or call grappler on mobile too (exit 4)."""
+def check_lite(root: Path, version: str, *, target: str, platform: str, renamed: bool) -> None:
+    """Refuse ``lite`` for a target that is not mobile and with ``--protobuf-rename`` (exit 2),
+    and for a tree whose sources have no lite switch or call grappler on mobile too (exit 4)."""
+    if renamed:
+        raise ConfigError(
+            "--protobuf-runtime lite with --protobuf-rename: the rename's edits of protoc's output and of "
+            "protobuf's headers are for the full runtime",
+            hint="choose one: lite protos, or the renamed full runtime",
+        )
     if platform not in MOBILE_PLATFORMS:
         raise ConfigError(
             f"--protobuf-runtime lite is for Android and iOS targets: on {target} TensorFlow runs grappler, "

@@ -141,7 +141,8 @@ def check(options: BuildOptions, profile: TargetProfile, tree: TreeFacts | None)
             hint="build it with --flavour bazel",
         )
     if tree is not None and options.protobuf_runtime == "lite":
-        check_lite(tree.root, str(tree.version), target=profile.name, platform=profile.platform)
+        check_lite(tree.root, str(tree.version), target=profile.name, platform=profile.platform,
+                   renamed=options.protobuf_rename)
 
 
 def prepare(options: BuildOptions) -> Preparation:
