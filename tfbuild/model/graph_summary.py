@@ -18,12 +18,12 @@ signatures say the same more reliably, and its GraphDefs are summarized one by o
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
 from tfbuild.model.names import node_name
+from tfbuild.model.tensor_values import shape_elements
 
 UNLIKELY_OUTPUTS = frozenset({"Const", "Assign", "NoOp", "Placeholder"})
 VARIABLE_OPS = frozenset({"Variable", "VariableV2"})
@@ -129,14 +129,13 @@ def _constant(node: Any) -> tuple[int, int] | None:
     shape attr (None for other nodes, and for shapes not fully known)."""
     if node.op == "Const" and "value" in node.attr:
         tensor = node.attr["value"].tensor
-        dims, dtype = [dim.size for dim in tensor.tensor_shape.dim], tensor.dtype
+        shape, dtype = tensor.tensor_shape, tensor.dtype
     elif node.op == "ImmutableConst" and "shape" in node.attr:
-        dims, dtype = [dim.size for dim in node.attr["shape"].shape.dim], node.attr["dtype"].type
+        shape, dtype = node.attr["shape"].shape, node.attr["dtype"].type
     else:
         return None
-    if any(size < 0 for size in dims):
-        return None
-    return math.prod(dims), dtype
+    count = shape_elements(shape)
+    return None if count is None else (count, dtype)
 
 
 def summary_dict(summary: GraphSummary) -> dict[str, object]:

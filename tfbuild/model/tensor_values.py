@@ -25,13 +25,18 @@ POD_TYPES: Mapping[int, tuple[str, str | None]] = {
 hold. bfloat16 (14) and half (19) keep their 16-bit patterns in ``half_val``."""
 
 
-def tensor_elements(tensor: Any) -> int | None:
-    """How many elements a ``TensorProto``'s shape has (None: a dimension or the rank unknown,
+def shape_elements(shape: Any) -> int | None:
+    """How many elements a ``TensorShapeProto`` has (None: a dimension or the rank unknown,
     a shape ``Tensor::FromProto`` refuses)."""
-    dims: list[int] = [int(dim.size) for dim in tensor.tensor_shape.dim]
-    if any(size < 0 for size in dims) or tensor.tensor_shape.unknown_rank:
+    dims: list[int] = [int(dim.size) for dim in shape.dim]
+    if any(size < 0 for size in dims) or shape.unknown_rank:
         return None
     return math.prod(dims)
+
+
+def tensor_elements(tensor: Any) -> int | None:
+    """How many elements a ``TensorProto``'s shape has (see :func:`shape_elements`)."""
+    return shape_elements(tensor.tensor_shape)
 
 
 def const_bytes(node: Any) -> bytes | None:

@@ -28,7 +28,7 @@ from tfbuild.errors import ConfigError, InputFileError
 from tfbuild.fileio import atomic_write_text
 from tfbuild.pipeline.exports import ExportFile, ExportList, render_export_file
 from tfbuild.pipeline.manifest import MANIFEST_NAME, Manifest
-from tfbuild.pipeline.protobuf_runtime import LITE_DEFINE, link_for, require_generated
+from tfbuild.pipeline.protobuf_runtime import LITE_MACRO, link_for, require_generated
 from tfbuild.templating import render
 from tfbuild.toolchain.targets import Linker, Snippet, TargetProfile
 
@@ -182,7 +182,7 @@ def link_inputs(
         page_size_flags=clang.page_size_flags if clang is not None else (),
         size_profile=size_profile,
         exports=placed,
-        defines=(LITE_DEFINE.removeprefix("-D"),) if runtime == "lite" else (),
+        defines=(LITE_MACRO,) if runtime == "lite" else (),
         stl=ndk.stl if ndk is not None else profile.link.stl,
     )
 

@@ -20,7 +20,7 @@ import shlex
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Generic, TypeVar, cast
+from typing import TYPE_CHECKING, Generic, TypeVar, cast
 
 from tfbuild.config import check_choice
 from tfbuild.errors import ConfigError
@@ -29,6 +29,9 @@ from tfbuild.model.header import GRANULARITIES, HeaderOptions
 from tfbuild.pipeline.android.names import check_java_package, check_library_name
 from tfbuild.pipeline.remote import SecretUrl, parse_cache_url, parse_distcc_hosts
 from tfbuild.tree.mobile_types import MOBILE_TYPES_MODES, MobileTypesMode
+
+if TYPE_CHECKING:
+    from tfbuild.pipeline.protobuf_runtime import ProtobufRuntime
 
 T_co = TypeVar("T_co", covariant=True)
 _NAME = re.compile(r"[a-z0-9][a-z0-9_.-]*\Z")
@@ -187,12 +190,12 @@ def _as_size_profile(raw: object, where: str, base: Path) -> str:
     return text
 
 
-def _as_protobuf_runtime(raw: object, where: str, base: Path) -> str:
-    from tfbuild.pipeline.protobuf_runtime import RUNTIMES
+def _as_protobuf_runtime(raw: object, where: str, base: Path) -> ProtobufRuntime:
+    from tfbuild.pipeline.protobuf_runtime import RUNTIMES  # reads the tree: not loaded on --help
 
     text = as_str(raw, where, base)
     _checked(where, lambda: check_choice(text, RUNTIMES, noun="protobuf runtime"))
-    return text
+    return cast("ProtobufRuntime", text)
 
 
 def _as_mobile_types(raw: object, where: str, base: Path) -> MobileTypesMode:

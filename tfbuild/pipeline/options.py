@@ -31,7 +31,7 @@ import os
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, make_dataclass
 from pathlib import Path
-from typing import Any, Generic, Literal, Protocol, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Generic, Literal, Protocol, TypeVar, cast
 
 from tfbuild.config import read_toml
 from tfbuild.errors import ConfigError
@@ -41,9 +41,11 @@ from tfbuild.model.header import HeaderOptions
 from tfbuild.pipeline import option_kinds as kinds
 from tfbuild.pipeline.android.names import DEFAULT_JAVA_PACKAGE, DEFAULT_JNI_LIBRARY
 from tfbuild.pipeline.option_kinds import Kind
-from tfbuild.pipeline.protobuf_runtime import ProtobufRuntime
 from tfbuild.pipeline.remote import RemoteOptions, SecretUrl
 from tfbuild.tree.mobile_types import MobileTypesMode
+
+if TYPE_CHECKING:  # the runtime module reads trees; --help loads these declarations without it
+    from tfbuild.pipeline.protobuf_runtime import ProtobufRuntime
 
 CONFIG_FILE_NAME = "tfbuild.toml"
 ENV_CONFIG = "TFBUILD_CONFIG"
@@ -217,7 +219,7 @@ SIZE_PROFILE: Option[str] = Option(
     "size_profile", kinds.SIZE_PROFILE, Computed(_default_profile, "size_profiles.toml's default"),
     "Size profile: stock (the tree's own flags) | balanced | small.",
     ("TFBUILD_SIZE_PROFILE",), in_apps="may")
-PROTOBUF_RUNTIME: Option[str] = Option(
+PROTOBUF_RUNTIME: Option[ProtobufRuntime] = Option(
     "protobuf_runtime", kinds.PROTOBUF_RUNTIME, "full",
     "Protobuf runtime for TensorFlow's protos: full | lite (Makefile; smaller, no text-format protos).",
     ("TFBUILD_PROTOBUF_RUNTIME",), in_apps="may")
@@ -566,7 +568,7 @@ def _build_options(
         ops_library_name=values[OPS_LIBRARY_NAME],
         extra_cflags=values[EXTRA_CFLAGS],
         size_profile=values[SIZE_PROFILE],
-        protobuf_runtime=cast("ProtobufRuntime", values[PROTOBUF_RUNTIME]),
+        protobuf_runtime=values[PROTOBUF_RUNTIME],
         source_date_epoch=values[SOURCE_DATE_EPOCH],
         per_file_selection=values[PER_FILE_SELECTION],
         android=AndroidOptions(

@@ -45,13 +45,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from tfbuild.errors import ConfigError, SourceTreeError
+from tfbuild.tree.facts import read_text_if_present
 
 if TYPE_CHECKING:  # the option's kind reads RUNTIMES on --help, which loads no target profile
     from tfbuild.toolchain.targets import LinkProfile, MakefileProfile, TargetProfile
 
 ProtobufRuntime = Literal["full", "lite"]
 RUNTIMES: tuple[ProtobufRuntime, ...] = ("full", "lite")
-LITE_DEFINE = "-DTENSORFLOW_LITE_PROTOS"
 FULL_ARCHIVE = "libprotobuf.a"
 LITE_ARCHIVE = "libprotobuf-lite.a"
 LITE_MAKEFILE = "tfbuild-protobuf-lite.mk"
@@ -61,7 +61,8 @@ LITE_TEXT_PROTO_HEADER = "tfbuild_lite_text_proto.h"
 BENCHMARK_OBJECT = "tensorflow/tools/benchmark/benchmark_model.o"
 SWITCH_SOURCE = "tensorflow/core/platform/env.cc"
 """Where a tree that supports lite protos checks the switch: its text-proto reader."""
-SWITCH = "TENSORFLOW_LITE_PROTOS"
+LITE_MACRO = "TENSORFLOW_LITE_PROTOS"
+LITE_DEFINE = f"-D{LITE_MACRO}"
 LITE_OVERLOAD_HEADER = "tensorflow/core/platform/env.h"
 LITE_OVERLOAD_MARK = "MessageLite* proto) {"
 """How a tree's ``env.h`` that already has an inline lite ``ReadTextProto`` shows it."""
@@ -82,20 +83,12 @@ GIVEN_UP = ("text-format protos (ReadTextProto, DebugString() of TensorFlow's me
 
 def tree_supports_lite(root: Path) -> bool:
     """Whether the tree's own sources switch to the lite runtime (``TENSORFLOW_LITE_PROTOS``)."""
-    source = root / SWITCH_SOURCE
-    try:
-        return SWITCH in source.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return False
+    return LITE_MACRO in (read_text_if_present(root / SWITCH_SOURCE) or "")
 
 
 def needs_text_proto_overload(root: Path) -> bool:
     """Whether the benchmark needs tfbuild's lite ``ReadTextProto``: the tree's ``env.h`` has none."""
-    try:
-        text = (root / LITE_OVERLOAD_HEADER).read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return True
-    return LITE_OVERLOAD_MARK not in text
+    return LITE_OVERLOAD_MARK not in (read_text_if_present(root / LITE_OVERLOAD_HEADER) or "")
 
 
 def check_lite(root: Path, version: str, *, target: str, platform: str, renamed: bool) -> None:
@@ -115,7 +108,7 @@ def check_lite(root: Path, version: str, *, target: str, platform: str, renamed:
         )
     if not tree_supports_lite(root):
         raise SourceTreeError(
-            f"{root / SWITCH_SOURCE}: TensorFlow {version} has no {SWITCH} switch, so its sources "
+            f"{root / SWITCH_SOURCE}: TensorFlow {version} has no {LITE_MACRO} switch, so its sources "
             "need the full protobuf runtime",
             hint="build it with --protobuf-runtime full",
         )
@@ -130,10 +123,7 @@ def check_lite(root: Path, version: str, *, target: str, platform: str, renamed:
 def grappler_left_out_on_mobile(root: Path) -> bool:
     """Whether every grappler include of :data:`MOBILE_GUARD_SOURCE` is in an
     ``#ifndef IS_MOBILE_PLATFORM`` block (a tree without the file calls no grappler)."""
-    try:
-        lines = (root / MOBILE_GUARD_SOURCE).read_text(encoding="utf-8", errors="replace").splitlines()
-    except OSError:
-        return True
+    lines = (read_text_if_present(root / MOBILE_GUARD_SOURCE) or "").splitlines()
     depth = 0  # inside an #ifndef IS_MOBILE_PLATFORM block: 1 + the #if blocks nested in it
     for line in lines:
         directive = _DIRECTIVE.match(line)
@@ -173,11 +163,7 @@ def generated_runtime(root: Path) -> ProtobufRuntime | None:
     """The runtime the tree's generated protos are for now (None: none generated, or not known).
     A later build in the same tree may have generated them anew for the other runtime; code
     compiled against them would not match an earlier build's archives."""
-    try:
-        text = (root / GENERATED_GRAPH_HEADER).read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return None
-    match = _GRAPH_BASE.search(text)
+    match = _GRAPH_BASE.search(read_text_if_present(root / GENERATED_GRAPH_HEADER) or "")
     if match is None:
         return None
     return "lite" if match.group(1) == "MessageLite" else "full"
@@ -194,10 +180,6 @@ def require_generated(root: Path, runtime: ProtobufRuntime) -> None:
             hint=f"build this output directory again (--protobuf-runtime {runtime}): apps and verify compile "
             "against the tree's protos",
         )
-
-
-def archive_name(runtime: ProtobufRuntime) -> str:
-    return LITE_ARCHIVE if runtime == "lite" else FULL_ARCHIVE
 
 
 def link_for(link: LinkProfile, runtime: ProtobufRuntime) -> LinkProfile:

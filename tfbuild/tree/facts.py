@@ -172,7 +172,7 @@ def read_tree_facts(root: Path) -> TreeFacts:
     if not root.is_dir():
         raise SourceTreeError(f"{root}: source tree not found", hint="pass --source DIR, a TensorFlow checkout")
     version = read_version(root)
-    configure = _read(root / CONFIGURE_PY)
+    configure = read_text_if_present(root / CONFIGURE_PY)
     return TreeFacts(
         root=root,
         version=version,
@@ -220,7 +220,7 @@ def read_version(root: Path) -> TensorFlowVersion:
     has no numeric defines."""
     root = Path(root)
     path = root / VERSION_H
-    text = _read(path)
+    text = read_text_if_present(path)
     if text is None:
         raise SourceTreeError(
             f"{path}: not found, so {root} is not a TensorFlow source tree", hint="pass the checkout's top directory"
@@ -244,7 +244,7 @@ def _version_from_bzl(root: Path, *, because: str) -> TensorFlowVersion:
     """``TF_VERSION = "2.21.0"`` of the tree's tf_version.bzl (a suffix as :func:`parse_version`
     reads it); without one, an error that says ``because`` too."""
     path = root / TF_VERSION_BZL
-    text = _read(path)
+    text = read_text_if_present(path)
     stated = _TF_VERSION_BZL.search(text) if text is not None else None
     if stated is not None:
         try:
@@ -271,13 +271,13 @@ def tree_flavours(root: Path) -> tuple[Flavour, ...]:
 def wanted_bazel(root: Path) -> WantedBazel:
     """The Bazel release the tree asks for (see :class:`WantedBazel`)."""
     root = Path(root)
-    pinned = _read(root / BAZELVERSION)
+    pinned = read_text_if_present(root / BAZELVERSION)
     if pinned is not None:
         for line in pinned.splitlines():
             version = line.strip()
             if version and not version.startswith("#"):
                 return WantedBazel(version, BAZELVERSION)
-    configure = _read(root / CONFIGURE_PY)
+    configure = read_text_if_present(root / CONFIGURE_PY)
     if configure is not None:
         call = _CHECK_CALL.search(configure)
         if call is not None:
@@ -326,7 +326,7 @@ def ci_build_os(root: Path) -> Stated[str]:
     """The ``FROM`` image of the tree's ``tensorflow/tools/ci_build/Dockerfile.cpu``, the
     environment TensorFlow's CI compiled that release in (``ubuntu:14.04`` for 1.4,
     ``ubuntu:16.04`` for 1.8 and 1.9)."""
-    text = _read(root / CI_BUILD_DOCKERFILE)
+    text = read_text_if_present(root / CI_BUILD_DOCKERFILE)
     if text is None:
         return Stated(None, f"the tree has no {CI_BUILD_DOCKERFILE}")
     match = _FROM_LINE.search(text)
@@ -370,7 +370,7 @@ def _is_dirty(root: Path) -> bool:
 
 
 def _filegroup_family(root: Path) -> str | None:
-    build = _read(root / KERNELS_BUILD)
+    build = read_text_if_present(root / KERNELS_BUILD)
     if build is None:
         return None
     try:
@@ -385,13 +385,14 @@ def _bazelrc_configs(root: Path) -> frozenset[str]:
     plan runs it with Android left unconfigured."""
     names = set()
     for relative in (".bazelrc", "tools/bazel.rc"):
-        text = _read(root / relative)
+        text = read_text_if_present(root / relative)
         if text is not None:
             names.update(re.findall(r"^\s*build:([A-Za-z0-9_.-]+)\s", text, flags=re.MULTILINE))
     return frozenset(names)
 
 
-def _read(path: Path) -> str | None:
+def read_text_if_present(path: Path) -> str | None:
+    """A tree file's text (undecodable bytes replaced), None when it is not there."""
     try:
         return path.read_text(encoding="utf-8", errors="replace")
     except (FileNotFoundError, IsADirectoryError):
