@@ -259,7 +259,7 @@ def quantize_model_file(model: Path, output: Path, *, min_elements: int = MIN_EL
     if min_elements < 0:
         raise ConfigError(f"--min-elements {min_elements}: must be at least 0")
     graph_def = load_frozen_graph_def(
-        model, package="; its weights are memory regions, not Const nodes (quantize the graph it came from)",
+        model, package="; its weights are memory regions, not Const nodes",
         product="an 8-bit-weights graph")
     refuse_input_as_output(output, (model,), why="the quantized graph goes elsewhere", hint="give another -o path")
     result = quantize_weights(graph_def, where=str(model), min_elements=min_elements)
