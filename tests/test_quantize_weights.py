@@ -333,9 +333,11 @@ def test_the_command_writes_a_graph_analyze_header_and_verify_read_as_8_bit(froz
     header = tmp_path / "ops_to_register.h"
     assert main(["header", str(out), "-o", str(header)]) == 0
     assert 'isequal(op, "Dequantize")' in header.read_text()
-    # verify's 8-bit rule: what the dequantized weights reach is compared on the 8-bit grid.
+    # verify fetches every dequantized weight and compares it on its 8-bit grid; what they feed is
+    # compared as floating point, against the reference fed the target's weights.
     probe = plan_probe(written, where=str(out))
-    assert {"conv_out:0", "dense_out:0"} <= probe.eight_bit and "library_out:0" not in probe.eight_bit
+    assert set(probe.weights) == {f"{name}:0" for name in _large_float_constants(original)}
+    assert probe.eight_bit == set(probe.weights) and "conv_out:0" in probe.outputs
     assert "library_out:0" in probe.outputs
     fewer = _quantize(str(frozen_graph), "-o", str(tmp_path / "fewer.pb"), "--min-elements", "1200", "--json")
     assert fewer.returncode == 0, fewer.stderr

@@ -427,6 +427,7 @@ def test_the_probe_marks_what_a_dequantize_feeds_as_8_bit(tmp_path):
     assert probe.outputs == ("out:0",)
     assert {"scaled:0", "dq:0", "act:0"} <= set(probe.intermediates)
     assert probe.eight_bit == {"out:0", "dq:0", "act:0"}  # the float Mul before QuantizeV2 is not
+    assert probe.weights == ()  # the Dequantize is on the input's path: no stored weight
 
 
 def test_shape_or_dtype_differences_fail_without_values():
@@ -651,6 +652,37 @@ def test_verify_takes_a_memmapped_package_as_the_model(good_build, tmp_path):
     work = good_build / "verify"
     assert (work / "0-model.package").read_bytes() == package.read_bytes()
     assert verify_section(good_build)["models"][0]["path"] == str(package)
+
+
+@pytest.mark.tensorflow
+@pytest.mark.compiler
+def test_verify_feeds_the_reference_the_targets_dequantized_weights(good_build, tmp_path):
+    """A graph with 8-bit weights: both runs write every dequantized weight, the reference runs
+    again fed the target's, and the record says which were fed."""
+    import tensorflow as tf
+
+    from tfbuild.model.quantize_weights import quantize_weights
+
+    graph = tf.Graph()
+    with graph.as_default():
+        x = tf.compat.v1.placeholder(tf.float32, [1, 48], name="x")
+        weights = np.random.default_rng(2).normal(0, 0.5, (48, 32)).astype(np.float32)
+        tf.nn.relu(tf.matmul(x, tf.constant(weights, name="dense/w")), name="act")
+    model = tmp_path / "dense_8bit.pb"
+    model.write_bytes(quantize_weights(graph.as_graph_def(), where="dense").graph_def.SerializeToString())
+    done = tfbuild("verify", "--out", str(good_build), "--model", str(model))
+    assert done.returncode == 0, done.stdout + done.stderr[-3000:]
+    assert "weights: 1 dequantized, each compared on its 8-bit grid" in done.stdout
+    (record,) = verify_section(good_build)["models"]
+    assert record["weights_fed"] == ["dense/w:0"]
+    tensors = {tensor["tensor"]: tensor for tensor in record["tensors"]}
+    assert tensors["dense/w:0"]["bound"] == "8-bit" and tensors["act:0"]["bound"] == "float"
+    work = good_build / "verify"
+    fed_inputs = read_tensor_file(work / "0-dense_8bit.fed-inputs.tensors")
+    target = read_tensor_file(work / "0-dense_8bit.target.tensors")
+    assert sorted(fed_inputs) == ["dense/w:0", "x:0"]
+    assert np.array_equal(fed_inputs["dense/w:0"], target["dense/w:0"])
+    assert "act:0" in read_tensor_file(work / "0-dense_8bit.fed-reference.tensors")
 
 
 @pytest.mark.tensorflow

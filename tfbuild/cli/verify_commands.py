@@ -136,6 +136,11 @@ def _print_verdicts(console: Console, result: VerifyResult) -> None:
             eight_bit = f"  (8-bit: within 2 steps of {diff.step:.3g})" if diff.bound == "8-bit" and diff.step else ""
             console.print(plain(line + (f"  ({diff.problem})" if diff.problem else "") + eight_bit))
         console.print(plain(f"outputs: {', '.join(verdict.outputs) or 'none'} ({verdict.outputs_from})"))
+        if verdict.weights_fed:
+            console.print(plain(
+                f"weights: {len(verdict.weights_fed)} dequantized, each compared on its 8-bit grid; the reference "
+                "was then fed the target's, and what they feed is compared as floating point"
+            ))
         for feed in verdict.feeds:
             shape = "x".join(str(dim) for dim in feed.shape) or "scalar"
             console.print(plain(f"input {feed.tensor}: {DTYPES[feed.dtype]} {shape} ({feed.shape_from})"))

@@ -11,12 +11,16 @@ tfbuild against TF 2.21: at most 5e-7 of the peak, through every layer.) Integer
 tensors must be equal. NaN equals NaN, an infinity only itself. A tensor whose dtype or shape
 differs fails whatever its values.
 
-A floating-point tensor computed from 8-bit values (downstream of a ``Dequantize``: a
-``quantize_nodes`` graph, or ``quantize_weights``' dequantized weights) carries the rounding of
-the 8-bit grid, which two runtimes may place one step apart (another requantization range,
-another rounding of a ``Requantize``): such a tensor also passes within ``EIGHT_BIT_STEPS`` steps
-of 1/255 of its own value range (the largest minus the smallest expected value), and its diff
-says which bound applied.
+A floating-point tensor computed from 8-bit values (downstream of a ``Dequantize`` on the
+inputs' path: a ``quantize_nodes`` graph) carries the rounding of the 8-bit grid, which two
+runtimes may place one step apart (another requantization range, another rounding of a
+``Requantize``): such a tensor also passes within ``EIGHT_BIT_STEPS`` steps of 1/255 of its own
+value range (the largest minus the smallest expected value), and its diff says which bound
+applied. So does a dequantized weight (``quantize_weights``' ``Dequantize`` of stored codes),
+whose range is its grid's. What such weights feed is compared against a second reference run,
+fed the target's own weights (:func:`compare_run`), with the floating-point bound: a bound taken
+from a layer's own values cannot allow for a fraction of a step in thousands of weights (see
+:mod:`.probe`).
 
 For each tensor the diff keeps the largest absolute and relative differences and the element
 furthest out of bounds (its index, and both values), which is what a failure message names.
@@ -24,6 +28,7 @@ furthest out of bounds (its index, and both values), which is what a failure mes
 
 from __future__ import annotations
 
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Literal
 
@@ -37,8 +42,9 @@ EIGHT_BIT_STEPS = 2
 EIGHT_BIT_LEVELS = 255
 TOLERANCE_RULE = (
     "floating point: |got - expected| <= tolerance * (largest finite |expected| of the tensor); "
-    f"computed from 8-bit values: or <= {EIGHT_BIT_STEPS} steps of (max - min of the expected tensor) / "
-    f"{EIGHT_BIT_LEVELS}; integers and bools: equal"
+    f"computed from 8-bit values, and dequantized weights: or <= {EIGHT_BIT_STEPS} steps of "
+    f"(max - min of the expected tensor) / {EIGHT_BIT_LEVELS}; what dequantized weights feed: against the "
+    "reference fed the target's weights; integers and bools: equal"
 )
 
 Role = Literal["output", "intermediate"]
@@ -151,6 +157,29 @@ def compare_tensor(
         worst=worst,
         bound=kind,
         step=step,
+    )
+
+
+def compare_run(
+    expected: Mapping[str, Array],
+    got: Mapping[str, Array],
+    tolerance: float,
+    *,
+    outputs: Collection[str],
+    eight_bit: Collection[str] = frozenset(),
+    weights: Collection[str] = frozenset(),
+    fed_expected: Mapping[str, Array] | None = None,
+) -> tuple[TensorDiff, ...]:
+    """Every tensor the reference wrote (``expected``, in its order) against the target's
+    (``got``): the dequantized ``weights`` against the reference's own; the others against
+    ``fed_expected`` (the reference fed the target's weights) where it is given and has them."""
+    fed = fed_expected if fed_expected is not None else {}
+    return tuple(
+        compare_tensor(
+            name, "output" if name in outputs else "intermediate", got.get(name),
+            wanted if name in weights or name not in fed else fed[name], tolerance, eight_bit=name in eight_bit,
+        )
+        for name, wanted in expected.items()
     )
 
 

@@ -18,6 +18,16 @@ spread through the graph (the first node of each kind: op and dtypes), so a wron
 near where it is, not only as a wrong final answer. Intermediates are candidates: the reference
 drops any it cannot fetch (a string tensor, say) before the target is asked for them. The probe
 says where its outputs and each input's shape came from, for verify's report.
+
+8-bit values: what a ``Dequantize`` on the inputs' path computes (a ``quantize_nodes`` graph) is
+compared on the 8-bit grid (:mod:`.compare`). A ``Dequantize`` no input reaches turns stored 8-bit
+codes back into weights (a ``quantize_weights`` graph): those *weights* are all fetched and
+compared on their grid, and the reference is then fed the target's own, so the float layers
+after them are compared as floating point. Two runtimes may dequantize a weight a fraction of a
+step apart (r1.9's ARM build does not round the range's minimum to the grid, its x86 build and
+TensorFlow's reference do), and a layer whose sums nearly cancel turns that fraction into a
+difference no bound taken from the layer's own values can allow; fed the same weights, both
+runtimes must compute the layer alike.
 """
 
 from __future__ import annotations
@@ -110,7 +120,11 @@ class Probe:
     outputs: tuple[str, ...]
     intermediates: tuple[str, ...]
     eight_bit: frozenset[str] = frozenset()
-    """The compared tensors computed from 8-bit values: a ``Dequantize`` or what it feeds."""
+    """The compared tensors computed from 8-bit values: a dequantized weight, a ``Dequantize`` on
+    the inputs' path, or what the latter feeds."""
+    weights: tuple[str, ...] = ()
+    """The dequantized weights (what a ``Dequantize`` no input reaches computes), in graph order:
+    fetched from both runs, then fed to a second reference run with the target's values."""
     outputs_from: str = OUTPUTS_FOUND
     """Where ``outputs`` came from: :data:`OUTPUTS_GIVEN` or :data:`OUTPUTS_FOUND`."""
 
@@ -148,10 +162,16 @@ def plan_probe(
     feeds = tuple(_feed(node, shapes.get(name), where) for name, node in nodes.items() if node.op in FED_OPS)
     chosen = _outputs(graph_def, nodes, outputs, where)
     output_nodes = {tensor.rsplit(":", 1)[0] for tensor in chosen}
-    intermediates = _intermediates(nodes, output_nodes, max_intermediates)
-    dequantized = _downstream(nodes, DEQUANTIZE_OPS)
-    eight_bit = frozenset(tensor for tensor in (*chosen, *intermediates) if node_name(tensor) in dequantized)
-    return Probe(feeds=feeds, outputs=chosen, intermediates=intermediates, eight_bit=eight_bit,
+    fed = _fed_path(nodes)
+    unfetchable = _inside_control_flow(nodes)
+    dequantizes = [name for name, node in nodes.items() if node.op in DEQUANTIZE_OPS and name not in unfetchable]
+    weights = tuple(f"{name}:0" for name in dequantizes if name not in fed)
+    intermediates = _intermediates(nodes, output_nodes | {node_name(tensor) for tensor in weights}, max_intermediates)
+    on_grid = _reached(nodes, {name for name in dequantizes if name in fed})
+    eight_bit = frozenset(
+        (*weights, *(tensor for tensor in (*chosen, *intermediates) if node_name(tensor) in on_grid))
+    )
+    return Probe(feeds=feeds, outputs=chosen, intermediates=intermediates, eight_bit=eight_bit, weights=weights,
                  outputs_from=OUTPUTS_GIVEN if outputs else OUTPUTS_FOUND)
 
 
@@ -204,17 +224,17 @@ def _feed(node: NodeDef, given: tuple[int, ...] | None, where: str) -> Feed:
 
 def _fed_path(nodes: Mapping[str, NodeDef]) -> set[str]:
     """Names of the nodes whose value depends on a fed placeholder (data edges only)."""
-    return _downstream(nodes, FED_OPS)
+    return _reached(nodes, {name for name, node in nodes.items() if node.op in FED_OPS})
 
 
-def _downstream(nodes: Mapping[str, NodeDef], ops: frozenset[str]) -> set[str]:
-    """Names of the nodes of ``ops`` and of every node their values reach (data edges)."""
+def _reached(nodes: Mapping[str, NodeDef], starts: set[str]) -> set[str]:
+    """``starts`` and the names of every node their values reach (data edges)."""
     consumers: dict[str, list[str]] = {}
     for name, node in nodes.items():
         for source in node.input:
             if not source.startswith("^"):
                 consumers.setdefault(node_name(source), []).append(name)
-    reached = {name for name, node in nodes.items() if node.op in ops}
+    reached = set(starts)
     pending = list(reached)
     while pending:
         for consumer in consumers.get(pending.pop(), ()):
@@ -264,18 +284,19 @@ def _outputs(graph_def: Any, nodes: Mapping[str, NodeDef], given: Sequence[str],
     return sinks
 
 
-def _intermediates(nodes: Mapping[str, NodeDef], outputs: set[str], limit: int) -> tuple[str, ...]:
+def _intermediates(nodes: Mapping[str, NodeDef], compared: set[str], limit: int) -> tuple[str, ...]:
     """The first node of each kind (op and dtype attributes), in graph order, thinned evenly to
     ``limit`` so the ones kept are spread from the first layers to the last. Nodes the inputs
     flow through come first; kinds seen only in constant subgraphs (a folded batch norm's
-    ``Rsqrt``) fill what room is left."""
+    ``Rsqrt``) fill what room is left. Nodes ``compared`` anyway (outputs, weights) are not
+    candidates."""
     if limit <= 0:
         return ()
     fed = _fed_path(nodes)
     unfetchable = _inside_control_flow(nodes)
     kinds: dict[tuple[str, tuple[tuple[str, int], ...]], str] = {}
     for name, node in sorted(nodes.items(), key=lambda item: item[0] not in fed):  # stable: graph order kept
-        if name in outputs or name in unfetchable or node.op in NOT_COMPARED or node.op in PASS_THROUGH:
+        if name in compared or name in unfetchable or node.op in NOT_COMPARED or node.op in PASS_THROUGH:
             continue
         dtypes = tuple(sorted((key, v.type) for key, v in node.attr.items() if v.WhichOneof("value") == "type"))
         kinds.setdefault((node.op, dtypes), name)

@@ -3,7 +3,8 @@
 manifest.json (target, flavour, artifacts, models, toolchain) -> each model as a binary GraphDef,
 its probe and its inputs (:mod:`.probe`) -> the reference run in this environment's TensorFlow
 (:mod:`.tf_runner`) -> the target's run (the C++ runner for a Makefile build, :mod:`.cpp_runner`;
-the op library loaded into TensorFlow for an op-library build) -> the tensors compared
+the op library loaded into TensorFlow for an op-library build) -> for a model with dequantized
+weights, the reference run again, fed the target's weights -> the tensors compared
 (:mod:`.compare`) -> a ``verify`` section in manifest.json, pass or fail.
 
 Every file of the verification is under ``<out>/verify/``: the graphs, the inputs, both runners'
@@ -32,7 +33,7 @@ from tfbuild.pipeline.executor import StepFailed, execute_plan
 from tfbuild.pipeline.flavours.ops_library import host_library_path
 from tfbuild.pipeline.manifest import MANIFEST_NAME, FileRecord, Manifest, update_manifest
 from tfbuild.pipeline.plan import AndroidNdkUse, BuildPlan, ImageSpec, Step
-from tfbuild.pipeline.verify.compare import DEFAULT_TOLERANCE, TOLERANCE_RULE, TensorDiff, compare_tensor
+from tfbuild.pipeline.verify.compare import DEFAULT_TOLERANCE, TOLERANCE_RULE, TensorDiff, compare_run
 from tfbuild.pipeline.verify.cpp_runner import COMPILE_STEP, CppRunnerRequest, RunnerJob, plan_cpp_runner
 from tfbuild.pipeline.verify.probe import MAX_INTERMEDIATES, OUTPUTS_FOUND, Feed, Probe, make_inputs, plan_probe
 from tfbuild.pipeline.verify.tensor_file import DTYPES, Array, read_tensor_file, write_tensor_file
@@ -85,6 +86,8 @@ class ModelVerdict:
     diffs: tuple[TensorDiff, ...]
     outputs: tuple[str, ...] = ()
     outputs_from: str = OUTPUTS_FOUND
+    weights_fed: tuple[str, ...] = ()
+    """The dequantized weights whose target values the second reference run was fed."""
 
     @property
     def passed(self) -> bool:
@@ -155,6 +158,10 @@ class _Model:
     reference: Path
     target: Path
     probe: Probe
+    fed_inputs: Path
+    """The inputs with the target's dequantized weights added (a model with weights)."""
+    fed_reference: Path
+    """What the reference computed fed those weights."""
     package: Path | None = None
     """A memmapped package's copy, which the target's C++ runner reads as an app does; ``graph``
     then holds its graph with the constants back in place, for TensorFlow's Python runtime."""
@@ -174,7 +181,9 @@ def run_verify(options: VerifyOptions, *, console: Console | None = None) -> Ver
     reference_text = f"TensorFlow {_tensorflow_version()} (this environment's wheel)" + "".join(
         f" with {library}" for library in reference
     )
-    _run(_python_plan("verify-reference", build.flavour, work, models, reference), console, options, side="reference")
+    calls = [_RunnerCall(f"reference {model.path.name}", model.graph, model.inputs, model.reference,
+                         _reference_fetches(model.probe), model.probe.intermediates) for model in models]
+    _run(_python_plan("verify-reference", build.flavour, work, calls, reference), console, options, side="reference")
     expected = [read_tensor_file(model.reference) for model in models]
     runner_text = target.describe()
     try:
@@ -182,10 +191,23 @@ def run_verify(options: VerifyOptions, *, console: Console | None = None) -> Ver
     except VerificationError as error:
         update_manifest(out, SECTION, _record(options, models, (), reference_text, runner_text, error.message))
         raise
+    got = [read_tensor_file(model.target) for model in models]
+    fed = [_feed_weights(model, wanted, values) for model, wanted, values in zip(models, expected, got, strict=True)]
+    fed_calls = [
+        _RunnerCall(f"reference {model.path.name}, fed the target's weights", model.graph, model.fed_inputs,
+                    model.fed_reference, tuple(name for name in wanted if name not in names))
+        for model, wanted, names in zip(models, expected, fed, strict=True) if names
+    ]
+    if fed_calls:
+        _run(_python_plan("verify-reference-fed", build.flavour, work, fed_calls, reference), console, options,
+             side="reference")
     verdicts = tuple(
-        ModelVerdict(model.path, model.sha256, model.probe.feeds, _compare(model, wanted, options.tolerance),
-                     model.probe.outputs, model.probe.outputs_from)
-        for model, wanted in zip(models, expected, strict=True)
+        ModelVerdict(model.path, model.sha256, model.probe.feeds,
+                     compare_run(wanted, values, options.tolerance, outputs=model.probe.outputs,
+                                 eight_bit=model.probe.eight_bit, weights=model.probe.weights,
+                                 fed_expected=read_tensor_file(model.fed_reference) if names else None),
+                     model.probe.outputs, model.probe.outputs_from, names)
+        for model, wanted, values, names in zip(models, expected, got, fed, strict=True)
     )
     manifest = update_manifest(out, SECTION, _record(options, models, verdicts, reference_text, runner_text, None))
     return VerifyResult(
@@ -234,6 +256,8 @@ def _prepare_models(build: _Build, options: VerifyOptions, work: Path) -> list[_
             reference=work / f"{stem}.reference.tensors",
             target=work / f"{stem}.target.tensors",
             probe=probe,
+            fed_inputs=work / f"{stem}.fed-inputs.tensors",
+            fed_reference=work / f"{stem}.fed-reference.tensors",
         )
         reference_graph = graph_def
         if memmapped:
@@ -244,7 +268,7 @@ def _prepare_models(build: _Build, options: VerifyOptions, work: Path) -> list[_
             reference_graph = unpacked_graph(read_package(path, data), data)
         atomic_write_bytes(model.graph, reference_graph.SerializeToString())
         write_tensor_file(model.inputs, make_inputs(probe.feeds, seed=options.seed))
-        for stale in (model.reference, model.target):
+        for stale in (model.reference, model.target, model.fed_inputs, model.fed_reference):
             stale.unlink(missing_ok=True)
         models.append(model)
     return models
@@ -392,7 +416,9 @@ def _target_plan(
     """The plan that runs the models on what the build made, fetching what the reference wrote."""
     fetch = [tuple(wanted) for wanted in expected]
     if target.library is not None:
-        return _python_plan(f"verify-{build.target}", build.flavour, work, models, (target.library,), fetch=fetch)
+        calls = [_RunnerCall(f"run {model.path.name}", model.graph, model.inputs, model.target, names)
+                 for model, names in zip(models, fetch, strict=True)]
+        return _python_plan(f"verify-{build.target}", build.flavour, work, calls, (target.library,))
     assert build.source is not None  # _choose_target checked
     jobs = tuple(
         RunnerJob(f"run {model.path.name}", model.package or model.graph, model.inputs, model.target, names,
@@ -404,35 +430,54 @@ def _target_plan(
     )
 
 
+@dataclass(frozen=True)
+class _RunnerCall:
+    """One run of the Python runner: ``graph`` fed ``inputs``; the tensors it must fetch
+    (``required``) and those it may (``optional``) written to ``output``."""
+
+    title: str
+    graph: Path
+    inputs: Path
+    output: Path
+    required: tuple[str, ...]
+    optional: tuple[str, ...] = ()
+
+
 def _python_plan(
-    name: str,
-    flavour: Flavour,
-    work: Path,
-    models: Sequence[_Model],
-    libraries: Sequence[Path],
-    *,
-    fetch: Sequence[Sequence[str]] | None = None,
+    name: str, flavour: Flavour, work: Path, calls: Sequence[_RunnerCall], libraries: Sequence[Path]
 ) -> BuildPlan:
-    """One Python runner step per model, on this machine: the reference (``fetch`` None: each
-    probe's outputs must be fetched, its intermediates where possible) or an op library's run
-    (exactly the tensors the reference wrote)."""
-    steps = []
-    for index, model in enumerate(models):
-        if fetch is None:
-            required, optional, output = model.probe.outputs, model.probe.intermediates, model.reference
-            title = f"reference {model.path.name}"
-        else:
-            required, optional, output = tuple(fetch[index]), (), model.target
-            title = f"run {model.path.name}"
-        argv = runner_argv(
-            sys.executable, graph=model.graph, inputs=model.inputs, output=output,
-            libraries=libraries, fetch=required, probe=optional,
-        )
-        steps.append(Step(title, argv, PurePosixPath(work.as_posix()), env=RUNNER_ENV))
+    """One Python runner step per call, on this machine, with ``libraries`` loaded: the
+    reference's runs, or an op library's."""
+    steps = tuple(
+        Step(call.title,
+             runner_argv(sys.executable, graph=call.graph, inputs=call.inputs, output=call.output,
+                         libraries=libraries, fetch=call.required, probe=call.optional),
+             PurePosixPath(work.as_posix()), env=RUNNER_ENV)
+        for call in calls
+    )
     return BuildPlan(
-        target=name, flavour=flavour, image=None, mounts=(), steps=tuple(steps),
+        target=name, flavour=flavour, image=None, mounts=(), steps=steps,
         generated_files=(), artifacts=(), output_dir=work,
     )
+
+
+def _reference_fetches(probe: Probe) -> tuple[str, ...]:
+    """What the reference must fetch: the outputs and every dequantized weight."""
+    return (*probe.outputs, *(name for name in probe.weights if name not in probe.outputs))
+
+
+def _feed_weights(model: _Model, expected: Mapping[str, Array], got: Mapping[str, Array]) -> tuple[str, ...]:
+    """Write ``model``'s inputs with the target's dequantized weights added, for the reference's
+    second run; the weights fed (those the target wrote with the reference's dtype and shape:
+    the others fail their comparison anyway)."""
+    weights = {
+        name: got[name] for name in model.probe.weights
+        if name in got and name in expected and got[name].dtype == expected[name].dtype
+        and got[name].shape == expected[name].shape
+    }
+    if weights:
+        write_tensor_file(model.fed_inputs, {**read_tensor_file(model.inputs), **weights})
+    return tuple(weights)
 
 
 def _run(
@@ -472,16 +517,6 @@ def _runner_reason(failed: StepFailed) -> str:
     return (lines[-1] if lines else "no output")[:500]
 
 
-def _compare(model: _Model, expected: Mapping[str, Array], tolerance: float) -> tuple[TensorDiff, ...]:
-    got = read_tensor_file(model.target)
-    outputs = set(model.probe.outputs)
-    return tuple(
-        compare_tensor(name, "output" if name in outputs else "intermediate", got.get(name), wanted, tolerance,
-                       eight_bit=name in model.probe.eight_bit)
-        for name, wanted in expected.items()
-    )
-
-
 def _record(
     options: VerifyOptions,
     models: Sequence[_Model],
@@ -513,6 +548,7 @@ def _record(
                 ],
                 "outputs": list(model.probe.outputs),
                 "outputs_from": model.probe.outputs_from,
+                "weights_fed": list(by_path[model.path].weights_fed) if model.path in by_path else [],
                 "tensors": [_diff_record(diff) for diff in by_path[model.path].diffs] if model.path in by_path else [],
             }
             for model in models
