@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -257,7 +258,12 @@ def test_the_default_outputs_are_summarize_graphs_likely_outputs_less_what_verif
 # -- tensor file ---------------------------------------------------------------------------------
 def sample_tensors() -> dict[str, np.ndarray]:
     rng = np.random.default_rng(7)
-    tensors = {f"t_{dtype}:0": rng.uniform(-50, 50, size=(2, 3)).astype(dtype) for dtype in DTYPES.values()}
+    tensors = {f"t_{dtype}:0": rng.uniform(-50, 50, size=(2, 3)).astype(dtype) for dtype in DTYPES.values()
+               if dtype.names is None}
+    for dtype in DTYPES.values():  # TensorFlow's quantized dtypes: one-field records of their codes
+        if dtype.names is not None:
+            plain = dtype[0]
+            tensors[f"t_{dtype.names[0]}:0"] = rng.integers(-50, 50, size=(2, 3)).astype(plain).view(dtype)
     tensors["scalar:0"] = np.array(3.5, dtype=np.float32)
     tensors["empty:0"] = np.zeros((0, 4), dtype=np.int32)
     tensors["name/with ünïcode:1"] = np.arange(5, dtype=np.int64)
@@ -683,6 +689,34 @@ def test_verify_feeds_the_reference_the_targets_dequantized_weights(good_build, 
     assert sorted(fed_inputs) == ["dense/w:0", "x:0"]
     assert np.array_equal(fed_inputs["dense/w:0"], target["dense/w:0"])
     assert "act:0" in read_tensor_file(work / "0-dense_8bit.fed-reference.tensors")
+
+
+@pytest.mark.tensorflow
+@pytest.mark.compiler
+def test_verify_compares_a_quantized_output_by_what_its_codes_stand_for(good_build, tmp_path):
+    """A quantize_nodes-style graph whose output is quint8 (a QuantizedRelu's): the output and
+    its range travel to and from the runners and are compared; the record names the dtype."""
+    import tensorflow as tf
+
+    graph = tf.Graph()
+    with graph.as_default():
+        x = tf.compat.v1.placeholder(tf.float32, [1, 32], name="x")
+        q = tf.raw_ops.QuantizeV2(input=x, min_range=tf.constant(-1.0), max_range=tf.constant(1.0), T=tf.quint8,
+                                  mode="MIN_FIRST", name="q")
+        tf.raw_ops.QuantizedRelu(features=q.output, min_features=q.output_min, max_features=q.output_max,
+                                 out_type=tf.quint8, name="act")
+    model = tmp_path / "quantized_out.pb"
+    model.write_bytes(graph.as_graph_def().SerializeToString())
+    done = tfbuild("verify", "--out", str(good_build), "--model", str(model))
+    assert done.returncode == 0, done.stdout + done.stderr[-3000:]
+    assert "skipped" not in (good_build / "verify" / "verify-reference.build.log").read_text()
+    (record,) = verify_section(good_build)["models"]
+    tensors = {tensor["tensor"]: tensor for tensor in record["tensors"]}
+    assert record["outputs"] == ["act:0"]
+    assert tensors["act:0"]["dtype"] == "quint8" and tensors["act:0"]["bound"] == "8-bit"
+    assert tensors["act:0"]["step"] == pytest.approx(2.0 / 255)  # its grid's, wider than its values' spread
+    assert {"act:1", "act:2", "q:0", "q:1", "q:2"} <= set(tensors)
+    assert re.search(r"^ok +output +quint8 +1x32 .* act:0", done.stdout, re.MULTILINE)
 
 
 @pytest.mark.tensorflow

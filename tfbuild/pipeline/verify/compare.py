@@ -22,6 +22,12 @@ fed the target's own weights (:func:`compare_run`), with the floating-point boun
 from a layer's own values cannot allow for a fraction of a step in thousands of weights (see
 :mod:`.probe`).
 
+A quantized tensor (``quint8``, ``qint32``, ...) is compared by what its codes stand for: each
+side's codes over that side's own range (outputs 1 and 2 of its node), under the 8-bit bound,
+whose step is then at least its grid's (the wider range over its codes' levels: a ReLU's output
+keeps its input's range, so its values' spread understates its grid); its diff names the
+quantized dtype. One whose node writes no range beside it must have equal codes.
+
 For each tensor the diff keeps the largest absolute and relative differences and the element
 furthest out of bounds (its index, and both values), which is what a failure message names.
 """
@@ -29,12 +35,12 @@ furthest out of bounds (its index, and both values), which is what a failure mes
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 import numpy as np
 
-from tfbuild.pipeline.verify.tensor_file import Array
+from tfbuild.pipeline.verify.tensor_file import Array, codes, dtype_name, is_quantized, range_tensors
 
 DEFAULT_TOLERANCE = 1e-4
 EIGHT_BIT_STEPS = 2
@@ -104,10 +110,18 @@ class TensorDiff:
 
 
 def compare_tensor(
-    tensor: str, role: Role, got: Array | None, expected: Array, tolerance: float, *, eight_bit: bool = False
+    tensor: str,
+    role: Role,
+    got: Array | None,
+    expected: Array,
+    tolerance: float,
+    *,
+    eight_bit: bool = False,
+    grid_step: float = 0.0,
 ) -> TensorDiff:
     """Compare ``got`` (the target's, None when it did not write it) with ``expected``;
-    ``eight_bit``: the tensor is computed from 8-bit values (see the module doc)."""
+    ``eight_bit``: the tensor is computed from 8-bit values (see the module doc), on a grid whose
+    step is at least ``grid_step``."""
     shape = tuple(int(dim) for dim in expected.shape)
     dtype = str(expected.dtype)
     if got is None:
@@ -132,7 +146,8 @@ def compare_tensor(
         scale = max(peak, float(np.finfo(expected.dtype).tiny))
         limit, kind, step = tolerance * scale, "float", None
         if eight_bit and finite.any():
-            step = float(np.max(exact_wide[finite]) - np.min(exact_wide[finite])) / EIGHT_BIT_LEVELS
+            spread = float(np.max(exact_wide[finite]) - np.min(exact_wide[finite]))
+            step = max(spread / EIGHT_BIT_LEVELS, grid_step)
             limit, kind = max(limit, EIGHT_BIT_STEPS * step), "8-bit"
         bound = np.where(finite, limit, 0.0)
     else:
@@ -174,13 +189,55 @@ def compare_run(
     (``got``): the dequantized ``weights`` against the reference's own; the others against
     ``fed_expected`` (the reference fed the target's weights) where it is given and has them."""
     fed = fed_expected if fed_expected is not None else {}
-    return tuple(
-        compare_tensor(
-            name, "output" if name in outputs else "intermediate", got.get(name),
-            wanted if name in weights or name not in fed else fed[name], tolerance, eight_bit=name in eight_bit,
-        )
-        for name, wanted in expected.items()
-    )
+    diffs = []
+    for name, wanted in expected.items():
+        role: Role = "output" if name in outputs else "intermediate"
+        reference = expected if name in weights or name not in fed else fed
+        if is_quantized(wanted.dtype):
+            diffs.append(_compare_quantized(name, role, got, reference, tolerance))
+        else:
+            diffs.append(compare_tensor(name, role, got.get(name), reference[name], tolerance,
+                                        eight_bit=name in eight_bit))
+    return tuple(diffs)
+
+
+def _compare_quantized(
+    tensor: str, role: Role, got: Mapping[str, Array], expected: Mapping[str, Array], tolerance: float
+) -> TensorDiff:
+    """A quantized tensor: each side's codes as the values they stand for over its own range,
+    within the 8-bit bound; equal codes where the node writes no range."""
+    wanted, value = expected[tensor], got.get(tensor)
+    shape = tuple(int(dim) for dim in wanted.shape)
+    if value is None or value.dtype != wanted.dtype or value.shape != wanted.shape:
+        diff = compare_tensor(tensor, role, value, wanted, tolerance)  # says what differs
+        return replace(diff, dtype=dtype_name(wanted.dtype))
+    want_range, got_range = _range(expected, tensor), _range(got, tensor)
+    if want_range is None or got_range is None:
+        diff = compare_tensor(tensor, role, codes(value), codes(wanted), tolerance)
+    else:
+        (got_values, got_step), (want_values, want_step) = _real(value, got_range), _real(wanted, want_range)
+        diff = compare_tensor(tensor, role, got_values, want_values, tolerance, eight_bit=True,
+                              grid_step=max(got_step, want_step))
+    return replace(diff, dtype=dtype_name(wanted.dtype), shape=shape)
+
+
+def _range(tensors: Mapping[str, Array], tensor: str) -> tuple[float, float] | None:
+    bounds = [tensors.get(name) for name in range_tensors(tensor)]
+    if any(bound is None or bound.size != 1 for bound in bounds):
+        return None
+    low, high = (float(np.asarray(bound, dtype=np.float64).reshape(())) for bound in bounds if bound is not None)
+    return low, high
+
+
+def _real(array: Array, bounds: tuple[float, float]) -> tuple[Array, float]:
+    """What quantized codes stand for over [low, high], and the grid's step: the lowest code is
+    ``low``, the highest ``high``, evenly between (TensorFlow's ``QuantizedToFloat``, without its
+    rounding of ``low`` to the grid, which two runtimes need not share)."""
+    plain = codes(array)
+    info = np.iinfo(plain.dtype)
+    low, high = bounds
+    step = (high - low) / (float(info.max) - float(info.min))
+    return low + (plain.astype(np.float64) - float(info.min)) * step, abs(step)
 
 
 def _problem(tensor: str, role: Role, dtype: str, shape: tuple[int, ...], problem: str) -> TensorDiff:

@@ -43,7 +43,7 @@ import numpy as np
 from tfbuild.errors import ConfigError, InputFileError
 from tfbuild.model.graph_summary import likely_outputs
 from tfbuild.model.names import node_name
-from tfbuild.pipeline.verify.tensor_file import DTYPES, Array
+from tfbuild.pipeline.verify.tensor_file import DTYPES, Array, is_quantized
 
 BATCH_SIZE = 1
 OPEN_DIM = 16
@@ -202,7 +202,7 @@ def _placeholders(nodes: Mapping[str, NodeDef]) -> list[str]:
 
 def _feed(node: NodeDef, given: tuple[int, ...] | None, where: str) -> Feed:
     dtype = node.attr["dtype"].type
-    if dtype not in DTYPES:
+    if dtype not in DTYPES or is_quantized(DTYPES[dtype]):
         raise InputFileError(
             f"{where}: placeholder '{node.name}' is of DataType {dtype}, for which verify makes no inputs",
             hint="verify feeds numeric and bool placeholders only",

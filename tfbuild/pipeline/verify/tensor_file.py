@@ -17,7 +17,9 @@ to read and write it:
 
 Every number is little-endian, as every target tfbuild runs is (x86_64, aarch64, armv7 Linux);
 the C++ side refuses to run on a big-endian machine rather than misread. Only plain numeric and
-bool dtypes travel (their bytes are the values); a string tensor has no such form.
+bool dtypes travel (their bytes are the values), and TensorFlow's quantized ones (``quint8``,
+``qint32``, ...: their bytes are the codes, numpy holds them as the one-field records TensorFlow's
+Python gives); a string tensor has no such form.
 """
 
 from __future__ import annotations
@@ -52,8 +54,14 @@ DTYPES: Mapping[int, np.dtype[Any]] = {
     19: np.dtype(np.float16),  # DT_HALF
     22: np.dtype(np.uint32),  # DT_UINT32
     23: np.dtype(np.uint64),  # DT_UINT64
+    11: np.dtype([("qint8", np.int8)]),  # DT_QINT8
+    12: np.dtype([("quint8", np.uint8)]),  # DT_QUINT8
+    13: np.dtype([("qint32", np.int32)]),  # DT_QINT32
+    15: np.dtype([("qint16", np.int16)]),  # DT_QINT16
+    16: np.dtype([("quint16", np.uint16)]),  # DT_QUINT16
 }
-"""TensorFlow DataType numbers (``types.proto``) the format carries, and their numpy dtypes."""
+"""TensorFlow DataType numbers (``types.proto``) the format carries, and their numpy dtypes (for
+the quantized ones, the records ``tf.quint8.as_numpy_dtype`` and its kind are)."""
 
 _NUMBERS = {dtype: number for number, dtype in DTYPES.items()}
 _U32 = struct.Struct("<I")
@@ -63,6 +71,30 @@ _U64 = struct.Struct("<Q")
 def dtype_number(dtype: npt.DTypeLike) -> int | None:
     """TensorFlow's DataType number for a numpy dtype, or None when the format cannot carry it."""
     return _NUMBERS.get(np.dtype(dtype).newbyteorder("="))
+
+
+def is_quantized(dtype: np.dtype[Any]) -> bool:
+    """Whether ``dtype`` is one of TensorFlow's quantized types (its elements are codes that stand
+    for values over a range their node outputs beside them)."""
+    return dtype.names is not None
+
+
+def range_tensors(name: str) -> tuple[str, str]:
+    """Where a quantized tensor's range is: outputs 1 and 2 of its node, the minimum and the
+    maximum, as TensorFlow's quantized ops (``QuantizeV2``, ``QuantizedConv2D``, ``Requantize``,
+    ...) write them."""
+    node = name.rsplit(":", 1)[0]
+    return f"{node}:1", f"{node}:2"
+
+
+def dtype_name(dtype: np.dtype[Any]) -> str:
+    """The dtype as messages and records name it: ``float32``, ``quint8``."""
+    return dtype.names[0] if dtype.names is not None else str(dtype)
+
+
+def codes(array: Array) -> Array:
+    """A quantized array's codes as plain integers (any other array as it is)."""
+    return array[array.dtype.names[0]] if array.dtype.names is not None else array
 
 
 def encode_tensors(tensors: Mapping[str, Array]) -> bytes:

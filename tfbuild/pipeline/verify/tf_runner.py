@@ -3,7 +3,10 @@
 ``python -m tfbuild.pipeline.verify.tf_runner --graph G --inputs I --output O [--library L]...
 [--fetch T]... [--probe T]...`` loads the op libraries, imports the graph, feeds the tensors of
 I, fetches every ``--fetch`` tensor (each must exist) and every ``--probe`` tensor it can
-(others are skipped with a line on stdout), and writes them to O in the tensor file format.
+(others are skipped with a line on stdout), and writes them to O in the tensor file format. A
+quantized tensor comes with its range, the float scalars its node outputs beside it
+(:func:`~tfbuild.pipeline.verify.tensor_file.range_tensors`), so the comparison can tell what
+its codes stand for.
 
 It is a process of its own, started by :mod:`tfbuild.pipeline.verify.run` through the build
 executor, because TensorFlow's op registry is per process: the reference loads a stock build of
@@ -23,7 +26,15 @@ from typing import Any
 import numpy as np
 
 from tfbuild.errors import TfbuildError
-from tfbuild.pipeline.verify.tensor_file import Array, dtype_number, read_tensor_file, write_tensor_file
+from tfbuild.pipeline.verify.tensor_file import (
+    DTYPES,
+    Array,
+    dtype_number,
+    is_quantized,
+    range_tensors,
+    read_tensor_file,
+    write_tensor_file,
+)
 
 MODULE = "tfbuild.pipeline.verify.tf_runner"
 
@@ -100,6 +111,8 @@ def _run(
     for name in probe:
         if name not in names and _tensor(graph, name, required=False) is not None:
             names.append(name)
+    for name in list(names):
+        names += [bound for bound in _range_of(graph, name) if bound not in names]
     feeds = read_tensor_file(inputs_path)
     try:
         config = tf.compat.v1.ConfigProto(device_count={"GPU": 0})  # the CPU kernels, as on the target
@@ -107,7 +120,31 @@ def _run(
             results = session.run(names, feed_dict=feeds)
     except Exception as error:
         raise _Failed("running the graph", getattr(error, "message", error)) from error
-    return {name: np.asarray(result) for name, result in zip(names, results, strict=True)}
+    return {name: _as_written(graph, name, result) for name, result in zip(names, results, strict=True)}
+
+
+def _as_written(graph: Any, name: str, result: Any) -> Array:
+    """A fetched value as the tensor file holds it: a quantized tensor, which a session returns
+    as plain integers, as the records of its quantized dtype."""
+    array = np.asarray(result)
+    number = dtype_number(graph.get_tensor_by_name(name).dtype.as_numpy_dtype)
+    if number is not None and is_quantized(DTYPES[number]):
+        return np.ascontiguousarray(array).view(DTYPES[number])
+    return array
+
+
+def _range_of(graph: Any, name: str) -> tuple[str, ...]:
+    """The range tensors of the quantized tensor ``name`` when its node outputs two float scalars
+    beside it (TensorFlow's quantized ops do), else none."""
+    number = dtype_number(graph.get_tensor_by_name(name).dtype.as_numpy_dtype)
+    if number is None or not is_quantized(DTYPES[number]):
+        return ()
+    bounds = range_tensors(name)
+    try:
+        tensors = [graph.get_tensor_by_name(bound) for bound in bounds]
+    except (KeyError, ValueError):
+        return ()
+    return bounds if all(tensor.dtype.name == "float32" for tensor in tensors) else ()
 
 
 def _tensor(graph: Any, name: str, *, required: bool) -> Any:

@@ -1,6 +1,8 @@
-"""verify on a graph with 8-bit weights (``tfbuild quantize-weights``): each dequantized weight is
-compared on its own 8-bit grid, and the float layers after the weights against TensorFlow fed the
-target's own weights, with the floating-point bound.
+"""verify on 8-bit graphs. With 8-bit weights (``tfbuild quantize-weights``): each dequantized
+weight is compared on its own 8-bit grid, and the float layers after the weights against
+TensorFlow fed the target's own weights, with the floating-point bound. Quantized tensors
+(``quint8``, ``qint32``: a ``quantize_nodes`` graph's): each travels with its range and is compared
+by the values its codes stand for.
 
 The case it is for comes from the real r1.9 arm64 build. There ``Dequantize`` takes gemmlowp's
 meta path, which does not round the range's minimum to the grid, so its weights sit a fraction of
@@ -23,7 +25,7 @@ from tfbuild.model.quantize_weights import quantize_weights
 from tfbuild.pipeline.verify.compare import DEFAULT_TOLERANCE, EIGHT_BIT_LEVELS, compare_run, compare_tensor
 from tfbuild.pipeline.verify.probe import plan_probe
 from tfbuild.pipeline.verify.run import RUNNER_ENV
-from tfbuild.pipeline.verify.tensor_file import read_tensor_file, write_tensor_file
+from tfbuild.pipeline.verify.tensor_file import codes, read_tensor_file, write_tensor_file
 from tfbuild.pipeline.verify.tf_runner import runner_argv
 
 pytestmark = pytest.mark.tensorflow
@@ -65,12 +67,14 @@ def _meta_dequantized(graph_def, weight: str) -> np.ndarray:
     return low + codes * ((high - low) / np.float32(EIGHT_BIT_LEVELS))
 
 
-def _run_tensorflow(tmp_path: Path, name: str, graph_def, feeds: dict, fetch: tuple[str, ...]) -> dict:
+def _run_tensorflow(
+    tmp_path: Path, name: str, graph_def, feeds: dict, fetch: tuple[str, ...], probe: tuple[str, ...] = ()
+) -> dict:
     """TensorFlow (the wheel, through verify's own runner process) runs ``graph_def`` fed ``feeds``."""
     graph, inputs, output = (tmp_path / f"{name}.{suffix}" for suffix in ("pb", "inputs", "tensors"))
     graph.write_bytes(graph_def.SerializeToString())
     write_tensor_file(inputs, feeds)
-    argv = runner_argv(sys.executable, graph=graph, inputs=inputs, output=output, fetch=fetch)
+    argv = runner_argv(sys.executable, graph=graph, inputs=inputs, output=output, fetch=fetch, probe=probe)
     done = subprocess.run(argv, capture_output=True, text=True, timeout=300, env={**RUNNER_ENV, "PATH": "/usr/bin"})
     assert done.returncode == 0, done.stderr[-2000:]
     return read_tensor_file(output)
@@ -139,3 +143,50 @@ def test_a_weight_off_its_grid_or_a_layer_off_the_fed_reference_fails(cancelling
     diffs = compare_run(expected, skewed, DEFAULT_TOLERANCE, outputs=probe.outputs, eight_bit=probe.eight_bit,
                         weights=probe.weights, fed_expected=fed)
     assert [diff.tensor for diff in diffs if not diff.passed] == ["residual:0"]
+
+
+def _quantized_relu_graph(low: float, high: float):
+    """x -> QuantizeV2 over [low, high] -> q (quint8) -> QuantizedRelu -> act (quint8) ->
+    Dequantize -> out: a quantize_nodes-style graph whose 8-bit tensors have ranges beside them."""
+    import tensorflow as tf
+
+    graph = tf.Graph()
+    with graph.as_default():
+        x = tf.compat.v1.placeholder(tf.float32, [1, UNITS], name="x")
+        q = tf.raw_ops.QuantizeV2(input=x, min_range=tf.constant(low, name="low"),
+                                  max_range=tf.constant(high, name="high"), T=tf.quint8, mode="MIN_FIRST", name="q")
+        act = tf.raw_ops.QuantizedRelu(features=q.output, min_features=q.output_min, max_features=q.output_max,
+                                       out_type=tf.quint8, name="act")
+        tf.raw_ops.Dequantize(input=act.activations, min_range=act.min_activations,
+                              max_range=act.max_activations, mode="MIN_FIRST", name="out")
+    return graph.as_graph_def()
+
+
+def test_quantized_tensors_travel_with_their_range_and_compare_by_what_they_stand_for(tmp_path):
+    x = {"x:0": np.linspace(-0.9, 0.95, UNITS, dtype=np.float32).reshape(1, UNITS)}
+    fetch, probe = ("out:0",), ("q:0", "act:0")
+    expected = _run_tensorflow(tmp_path, "reference", _quantized_relu_graph(-1.0, 1.0), x, fetch, probe)
+    # The runner writes each quantized tensor's codes and, beside them, its node's range.
+    assert list(expected) == ["out:0", "q:0", "act:0", "q:1", "q:2", "act:1", "act:2"]
+    assert expected["q:0"].dtype.names == ("quint8",) and expected["q:1"] == np.float32(-1.0)
+    # Another runtime's grid: the same values over a slightly wider range, so other codes.
+    got = _run_tensorflow(tmp_path, "target", _quantized_relu_graph(-1.02, 1.0), x, fetch, probe)
+    assert not np.array_equal(codes(got["q:0"]), codes(expected["q:0"]))
+    diffs = {diff.tensor: diff for diff in compare_run(expected, got, DEFAULT_TOLERANCE, outputs=fetch,
+                                                       eight_bit={"out:0"})}
+    for name in ("q:0", "act:0"):
+        assert diffs[name].passed and diffs[name].dtype == "quint8" and diffs[name].bound == "8-bit", name
+        assert 0 < diffs[name].max_abs_diff <= 2 * diffs[name].step
+    assert not diffs["q:1"].passed  # the ranges themselves differ, and say so
+    # Codes three steps off (same range) are out of the 8-bit bound, named by the codes' index.
+    shifted = codes(expected["act:0"]).copy()
+    shifted[0, 40] = min(int(shifted[0, 40]) + 3, 255)
+    off = compare_run(expected, {**expected, "act:0": shifted.view(expected["act:0"].dtype)}, DEFAULT_TOLERANCE,
+                      outputs=fetch)
+    (bad,) = [diff for diff in off if not diff.passed]
+    assert bad.tensor == "act:0" and bad.worst.index == (0, 40) and bad.dtype == "quint8"
+    # Without a range beside it a quantized tensor's codes must be equal.
+    bare = {name: value for name, value in expected.items() if name in ("q:0", "act:0")}
+    (exact,) = [diff for diff in compare_run(bare, {"q:0": bare["q:0"], "act:0": shifted.view(bare["act:0"].dtype)},
+                                             DEFAULT_TOLERANCE, outputs=()) if diff.tensor == "act:0"]
+    assert not exact.passed and exact.bound == "exact" and exact.mismatched == 1
