@@ -36,7 +36,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, replace
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 
@@ -140,15 +140,9 @@ def compare_tensor(
         with np.errstate(invalid="ignore", over="ignore"):
             diff = np.where(same, 0.0, np.abs(got_wide - exact_wide))
         diff = np.where(np.isnan(diff), np.inf, diff)
-        # A NaN or an infinity expected must be met exactly; the bound is for finite values. An
-        # all-zero tensor is matched to the dtype's smallest normal number.
-        peak = float(np.max(np.abs(exact_wide[finite]), initial=0.0))
-        scale = max(peak, float(np.finfo(expected.dtype).tiny))
-        limit, kind, step = tolerance * scale, "float", None
-        if eight_bit and finite.any():
-            spread = float(np.max(exact_wide[finite]) - np.min(exact_wide[finite]))
-            step = max(spread / EIGHT_BIT_LEVELS, grid_step)
-            limit, kind = max(limit, EIGHT_BIT_STEPS * step), "8-bit"
+        # A NaN or an infinity expected must be met exactly; the bound is for finite values.
+        limit, kind, step = _float_limit(exact_wide[finite], expected.dtype, tolerance,
+                                         grid_step if eight_bit else None)
         bound = np.where(finite, limit, 0.0)
     else:
         diff = np.where(got == expected, 0.0, np.abs(got_wide - exact_wide))
@@ -173,6 +167,20 @@ def compare_tensor(
         bound=kind,
         step=step,
     )
+
+
+def _float_limit(
+    finite: Array, dtype: np.dtype[Any], tolerance: float, grid_step: float | None
+) -> tuple[float, str, float | None]:
+    """The largest difference a floating-point tensor's finite expected values (``finite``,
+    widened) allow, which bound that is, and the 8-bit step; ``grid_step`` None: not computed
+    from 8-bit values. An all-zero tensor is matched to the dtype's smallest normal number."""
+    peak = float(np.max(np.abs(finite), initial=0.0))
+    limit = tolerance * max(peak, float(np.finfo(dtype).tiny))
+    if grid_step is None or not finite.size:
+        return limit, "float", None
+    step = max(float(np.max(finite) - np.min(finite)) / EIGHT_BIT_LEVELS, grid_step)
+    return max(limit, EIGHT_BIT_STEPS * step), "8-bit", step
 
 
 def compare_run(
