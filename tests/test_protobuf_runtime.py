@@ -30,9 +30,16 @@ from modelgen import graph_pbtxt
 
 from tfbuild.cache import CACHE_DIR_ENV
 from tfbuild.cli import main
-from tfbuild.errors import SourceTreeError
+from tfbuild.errors import ConfigError, SourceTreeError
 from tfbuild.pipeline.linkflags import link_inputs, render_link_snippets
-from tfbuild.pipeline.protobuf_runtime import GENERATED_GRAPH_HEADER, LITE_MAKEFILE, generated_runtime
+from tfbuild.pipeline.protobuf_runtime import (
+    FULL_RUNTIME_KERNELS,
+    GENERATED_GRAPH_HEADER,
+    LEFT_OUT,
+    LITE_MAKEFILE,
+    generated_runtime,
+    left_out,
+)
 from tfbuild.toolchain.android_ndk import inspect_ndk
 from tfbuild.toolchain.targets import get_target
 
@@ -143,6 +150,15 @@ def test_a_lite_build_ships_and_records_the_lite_runtime(builds, mini_ndk):
 
 
 @pytest.mark.android_ndk
+def test_the_lite_makefile_compiles_empty_each_directory_that_needs_the_full_runtime(builds):
+    """One rule a directory, each depending on the lite makefile, so objects compiled whole
+    before are made empty again when the set changes."""
+    makefile = builds.lite.out / LITE_MAKEFILE
+    text = makefile.read_text()
+    for directory in (*LEFT_OUT, *FULL_RUNTIME_KERNELS):
+        assert f"$(OBJDIR){directory}/%.o: {directory}/%.cc {makefile}\n" in text, directory
+
+
 def test_protoc_wrote_the_protos_for_the_lite_runtime(builds):
     """The Makefile's protoc ran with --cpp_out lite: (tfbuild's rule, not the Makefile's): the
     classes derive from MessageLite, lack DebugString() and register with libprotobuf-lite."""
@@ -338,6 +354,21 @@ def test_the_dry_run_says_what_a_lite_build_writes_runs_ships_and_gives_up(tf1_t
             "-DTENSORFLOW_LITE_PROTOS, libprotobuf-lite.a): text-format protos (ReadTextProto, DebugString() of "
             "TensorFlow's messages) and protobuf reflection are not in the binary") in text
     assert not out.exists()
+
+
+def test_kernels_that_need_the_full_runtime_are_left_out_unless_a_model_needs_them():
+    """TF 1.15.5's boosted-trees kernels call the generated enum functions _Name and _Parse,
+    which protoc's lite output of its protobuf lacks (found building that tree lite): a lite build
+    compiles them empty, and refuses before it starts when the models need one of them."""
+    assert FULL_RUNTIME_KERNELS == ("tensorflow/core/kernels/boosted_trees",)
+    unrelated = ("tensorflow/core/kernels/conv_ops.cc", "tensorflow/core/kernels/boosted_trees_extra.cc")
+    assert left_out(unrelated) == (*LEFT_OUT, *FULL_RUNTIME_KERNELS)
+    with pytest.raises(ConfigError) as refused:
+        left_out((*unrelated, "tensorflow/core/kernels/boosted_trees/stats_ops.cc"))
+    assert refused.value.exit_code == 2
+    assert refused.value.message == (
+        "--protobuf-runtime lite: the models need kernels of tensorflow/core/kernels/boosted_trees/stats_ops.cc, "
+        "whose sources need the full protobuf runtime (the generated enum functions _Name and _Parse)")
 
 
 def _tree_state(root: Path) -> tuple[object, ...]:

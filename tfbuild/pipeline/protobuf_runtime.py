@@ -23,6 +23,12 @@ editing the Makefile, in a makefile read after it (:data:`LITE_MAKEFILE`):
   ``EncodeProto`` kernels, which register themselves with the full runtime's
   ``DescriptorPool::generated_pool()`` (a model with those ops needs the full runtime: its link
   fails, naming the pool);
+- kernel directories whose sources need the full runtime (:data:`FULL_RUNTIME_KERNELS`: TF
+  1.15's boosted-trees kernels name an enum's values with the generated ``_Name``/``_Parse``
+  functions, which protoc's lite output of that protobuf lacks) are compiled as empty objects
+  too when no kernel the models need is in them, and the build is refused before it starts when
+  one is (:func:`left_out`). The rules for empty objects depend on the lite makefile, so objects
+  an earlier build compiled whole are made again when the set changes;
 - the benchmark program (``benchmark_model.cc``) falls back to a text GraphDef through
   ``ReadTextProto``, which takes the full runtime's ``Message``. Built lite, it gets the
   overload later trees' ``env.h`` spell for lite protos (``MessageLite``, returning
@@ -41,6 +47,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
@@ -72,6 +79,9 @@ PROTO_OPS_SUPPORT = "tensorflow/core/util/proto"
 LEFT_OUT = (LEFT_OUT_ON_MOBILE, PROTO_OPS_SUPPORT)
 """Source directories a lite build compiles as empty objects: they need the full runtime, and
 only code a mobile selective build leaves out calls them (see the module doc)."""
+FULL_RUNTIME_KERNELS = ("tensorflow/core/kernels/boosted_trees",)
+"""Kernel directories whose sources need the full runtime (found building TF 1.15.5 lite:
+``SplitTypeWithDefault_Parse`` and ``_Name``); left out unless the models need a kernel there."""
 MOBILE_GUARD_SOURCE = "tensorflow/core/common_runtime/graph_execution_state.cc"
 """The one caller of grappler in the Makefile's sources, which must leave it out on mobile."""
 MOBILE_PLATFORMS = ("android", "ios")
@@ -142,6 +152,22 @@ def grappler_left_out_on_mobile(root: Path) -> bool:
         elif word == "include" and argument.startswith(f'"{LEFT_OUT_ON_MOBILE}/'):
             return False
     return True
+
+
+def left_out(kernel_files: Iterable[str]) -> tuple[str, ...]:
+    """The source directories a lite build compiles as empty objects, for models whose kernels
+    are registered in ``kernel_files`` (tree-relative paths). A model that needs a kernel of
+    :data:`FULL_RUNTIME_KERNELS` is refused (exit 2): its kernel would be compiled out."""
+    files = tuple(kernel_files)
+    for directory in FULL_RUNTIME_KERNELS:
+        needed = sorted(name for name in files if name.startswith(f"{directory}/"))
+        if needed:
+            raise ConfigError(
+                f"--protobuf-runtime lite: the models need kernels of {needed[0]}, whose sources need the full "
+                "protobuf runtime (the generated enum functions _Name and _Parse)",
+                hint="build it with --protobuf-runtime full",
+            )
+    return (*LEFT_OUT, *FULL_RUNTIME_KERNELS)
 
 
 def refuse_for_bazel() -> None:

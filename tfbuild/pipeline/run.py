@@ -286,7 +286,8 @@ def _plan(
     notes.append(Note("header", f"registers {header_contents(analysis, options.header).summary()}"))
     plan = plan_build(
         options, header_text=header_text, tree=tree, tensorflow=prepared.tensorflow, flavour=flavour,
-        hot_files=_hot_files(analysis, work), mobile_types=_mobile_types(analysis, work, profile.platform, options),
+        hot_files=_hot_files(analysis, work), kernel_files=_hot_files(analysis, work, every_op=True),
+        mobile_types=_mobile_types(analysis, work, profile.platform, options),
         selection=_per_file_selection(options, work),
     )
     checked = None
@@ -444,14 +445,15 @@ def _prepare_tree(
     return analysis, work, [Note("kernel-classes", note) for note in retarget_notes(retargeted)]
 
 
-def _hot_files(analysis: Analysis, work: TreeWork | None) -> tuple[str, ...]:
-    """The tree's sources registering the models' hot kernels, for the size profile: the
-    models' ops and kernel classes (the tree's names, after the retargeting) looked up in the
-    kernel index the tree steps use. None without a tree (an op library)."""
+def _hot_files(analysis: Analysis, work: TreeWork | None, *, every_op: bool = False) -> tuple[str, ...]:
+    """The tree's sources registering the models' hot kernels, for the size profile (or, with
+    ``every_op``, all their kernels, for a lite build): the models' ops and kernel classes (the
+    tree's names, after the retargeting) looked up in the kernel index the tree steps use. None
+    without a tree (an op library)."""
     if work is None:
         return ()
     needs = [KernelNeed(requirement.op, requirement.kernel_classes) for requirement in analysis.ops]
-    return hot_kernel_files(needs, work.index)
+    return hot_kernel_files(needs, work.index, [need.op for need in needs] if every_op else None)
 
 
 def _per_file_selection(options: BuildOptions, work: TreeWork | None) -> PerFileSelection | None:

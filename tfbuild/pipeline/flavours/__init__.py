@@ -78,16 +78,19 @@ def plan_build(
     tensorflow: InstalledTensorFlow | None = None,
     flavour: Flavour | None = None,
     hot_files: tuple[str, ...] = (),
+    kernel_files: tuple[str, ...] = (),
     mobile_types: MobileTypes | None = None,
     selection: PerFileSelection | None = None,
 ) -> BuildPlan:
     """The plan for ``options``: which flavour (``flavour``, else :func:`choose_flavour`), then
     that flavour's planner. ``tree`` is required for the Makefile and Bazel flavours,
     ``tensorflow`` for op libraries; ``hot_files`` are the tree's sources of the model's hot
-    kernels, for the size profile; ``mobile_types`` the type set of a mobile build."""
+    kernels, for the size profile; ``kernel_files`` those of all its kernels, for a lite build;
+    ``mobile_types`` the type set of a mobile build."""
     profile = get_target(options.target)
     chosen = Flavour(flavour) if flavour else choose_flavour(options, profile, tree)
-    request = PlanRequest(options, profile, chosen, header_text, tree, tensorflow, hot_files, mobile_types, selection)
+    request = PlanRequest(options, profile, chosen, header_text, tree, tensorflow, hot_files, kernel_files,
+                          mobile_types, selection)
     return _with_build_time(PLANNERS[chosen].plan(request), options, tree)
 
 

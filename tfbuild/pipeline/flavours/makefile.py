@@ -84,11 +84,11 @@ from tfbuild.pipeline.plan import AndroidNdkUse, AppliedSizeProfile, Artifact, B
 from tfbuild.pipeline.protobuf_runtime import (
     BENCHMARK_OBJECT,
     GIVEN_UP,
-    LEFT_OUT,
     LITE_DEFINE,
     LITE_MAKEFILE,
     LITE_TEXT_PROTO_HEADER,
     check_lite,
+    left_out,
     needs_text_proto_overload,
     profile_for,
 )
@@ -246,7 +246,8 @@ def _lite_files(request: PlanRequest, layout: BuildLayout) -> _LiteProtos | None
     assert request.tree is not None
     out = request.options.output_dir
     overload = needs_text_proto_overload(request.tree.root)
-    content = render("protobuf_lite.mk.j2", benchmark_object=BENCHMARK_OBJECT, left_out=LEFT_OUT,
+    content = render("protobuf_lite.mk.j2", benchmark_object=BENCHMARK_OBJECT,
+                     left_out=left_out(request.kernel_files), makefile=str(layout.out / LITE_MAKEFILE),
                      text_proto_header=str(layout.out / LITE_TEXT_PROTO_HEADER) if overload else "")
     files = [GeneratedFile(path=out / LITE_MAKEFILE, content=content)]
     if overload:
