@@ -151,12 +151,15 @@ def test_a_lite_build_ships_and_records_the_lite_runtime(builds, mini_ndk):
 
 @pytest.mark.android_ndk
 def test_the_lite_makefile_compiles_empty_each_directory_that_needs_the_full_runtime(builds):
-    """One rule a directory, each depending on the lite makefile, so objects compiled whole
-    before are made empty again when the set changes."""
+    """One rule a directory or source, each depending on the lite makefile, so objects compiled
+    whole before are made empty again when the set changes."""
     makefile = builds.lite.out / LITE_MAKEFILE
     text = makefile.read_text()
-    for directory in (*LEFT_OUT, *FULL_RUNTIME_KERNELS):
-        assert f"$(OBJDIR){directory}/%.o: {directory}/%.cc {makefile}\n" in text, directory
+    for source in (*LEFT_OUT, *FULL_RUNTIME_KERNELS):
+        if source.endswith(".cc"):
+            assert f"$(OBJDIR){source.removesuffix('.cc')}.o: {source} {makefile}\n" in text, source
+        else:
+            assert f"$(OBJDIR){source}/%.o: {source}/%.cc {makefile}\n" in text, source
 
 
 def test_protoc_wrote_the_protos_for_the_lite_runtime(builds):
@@ -358,17 +361,20 @@ def test_the_dry_run_says_what_a_lite_build_writes_runs_ships_and_gives_up(tf1_t
 
 def test_kernels_that_need_the_full_runtime_are_left_out_unless_a_model_needs_them():
     """TF 1.15.5's boosted-trees kernels call the generated enum functions _Name and _Parse,
-    which protoc's lite output of its protobuf lacks (found building that tree lite): a lite build
-    compiles them empty, and refuses before it starts when the models need one of them."""
-    assert FULL_RUNTIME_KERNELS == ("tensorflow/core/kernels/boosted_trees",)
-    unrelated = ("tensorflow/core/kernels/conv_ops.cc", "tensorflow/core/kernels/boosted_trees_extra.cc")
+    which protoc's lite output of its protobuf lacks, and its DecodeProtoV2/EncodeProto kernels
+    reflection and the text format (found building that tree lite): a lite build compiles them
+    empty, and refuses before it starts when the models need one of them."""
+    assert FULL_RUNTIME_KERNELS == ("tensorflow/core/kernels/boosted_trees", "tensorflow/core/kernels/decode_proto_op.cc",
+                                    "tensorflow/core/kernels/encode_proto_op.cc")
+    unrelated = ("tensorflow/core/kernels/conv_ops.cc", "tensorflow/core/kernels/boosted_trees_extra.cc",
+                 "tensorflow/core/kernels/decode_proto_op.cc.orig")
     assert left_out(unrelated) == (*LEFT_OUT, *FULL_RUNTIME_KERNELS)
-    with pytest.raises(ConfigError) as refused:
-        left_out((*unrelated, "tensorflow/core/kernels/boosted_trees/stats_ops.cc"))
-    assert refused.value.exit_code == 2
-    assert refused.value.message == (
-        "--protobuf-runtime lite: the models need kernels of tensorflow/core/kernels/boosted_trees/stats_ops.cc, "
-        "whose sources need the full protobuf runtime (the generated enum functions _Name and _Parse)")
+    for needed in ("tensorflow/core/kernels/boosted_trees/stats_ops.cc", "tensorflow/core/kernels/encode_proto_op.cc"):
+        with pytest.raises(ConfigError) as refused:
+            left_out((*unrelated, needed))
+        assert refused.value.exit_code == 2
+        assert refused.value.message == (f"--protobuf-runtime lite: the models need kernels of {needed}, whose "
+                                         "sources need the full protobuf runtime")
 
 
 def _tree_state(root: Path) -> tuple[object, ...]:

@@ -23,12 +23,14 @@ editing the Makefile, in a makefile read after it (:data:`LITE_MAKEFILE`):
   ``EncodeProto`` kernels, which register themselves with the full runtime's
   ``DescriptorPool::generated_pool()`` (a model with those ops needs the full runtime: its link
   fails, naming the pool);
-- kernel directories whose sources need the full runtime (:data:`FULL_RUNTIME_KERNELS`: TF
-  1.15's boosted-trees kernels name an enum's values with the generated ``_Name``/``_Parse``
-  functions, which protoc's lite output of that protobuf lacks) are compiled as empty objects
-  too when no kernel the models need is in them, and the build is refused before it starts when
-  one is (:func:`left_out`). The rules for empty objects depend on the lite makefile, so objects
-  an earlier build compiled whole are made again when the set changes;
+- kernel sources that need the full runtime (:data:`FULL_RUNTIME_KERNELS`, found building TF
+  1.15.5 lite: its boosted-trees kernels name an enum's values with the generated
+  ``_Name``/``_Parse`` functions, which protoc's lite output of that protobuf lacks, and the
+  ``DecodeProtoV2``/``EncodeProto`` kernels read messages by reflection and text format) are
+  compiled as empty objects too when no kernel the models need is in them, and the build is
+  refused before it starts when one is (:func:`left_out`). The rules for empty objects depend
+  on the lite makefile, so objects an earlier build compiled whole are made again when the set
+  changes;
 - the benchmark program (``benchmark_model.cc``) falls back to a text GraphDef through
   ``ReadTextProto``, which takes the full runtime's ``Message``. Built lite, it gets the
   overload later trees' ``env.h`` spell for lite protos (``MessageLite``, returning
@@ -79,9 +81,14 @@ PROTO_OPS_SUPPORT = "tensorflow/core/util/proto"
 LEFT_OUT = (LEFT_OUT_ON_MOBILE, PROTO_OPS_SUPPORT)
 """Source directories a lite build compiles as empty objects: they need the full runtime, and
 only code a mobile selective build leaves out calls them (see the module doc)."""
-FULL_RUNTIME_KERNELS = ("tensorflow/core/kernels/boosted_trees",)
-"""Kernel directories whose sources need the full runtime (found building TF 1.15.5 lite:
-``SplitTypeWithDefault_Parse`` and ``_Name``); left out unless the models need a kernel there."""
+FULL_RUNTIME_KERNELS = (
+    "tensorflow/core/kernels/boosted_trees",
+    "tensorflow/core/kernels/decode_proto_op.cc",
+    "tensorflow/core/kernels/encode_proto_op.cc",
+)
+"""Kernel sources (a directory, or one ``.cc``) that need the full runtime, found building TF
+1.15.5 lite (enum ``_Name``/``_Parse``; ``DynamicMessageFactory``, ``TextFormat``,
+``FieldOptions``); left out unless the models need a kernel there."""
 MOBILE_GUARD_SOURCE = "tensorflow/core/common_runtime/graph_execution_state.cc"
 """The one caller of grappler in the Makefile's sources, which must leave it out on mobile."""
 MOBILE_PLATFORMS = ("android", "ios")
@@ -155,16 +162,17 @@ def grappler_left_out_on_mobile(root: Path) -> bool:
 
 
 def left_out(kernel_files: Iterable[str]) -> tuple[str, ...]:
-    """The source directories a lite build compiles as empty objects, for models whose kernels
-    are registered in ``kernel_files`` (tree-relative paths). A model that needs a kernel of
-    :data:`FULL_RUNTIME_KERNELS` is refused (exit 2): its kernel would be compiled out."""
+    """The sources (directories, or single ``.cc`` files) a lite build compiles as empty
+    objects, for models whose kernels are registered in ``kernel_files`` (tree-relative paths).
+    A model that needs a kernel of :data:`FULL_RUNTIME_KERNELS` is refused (exit 2): its kernel
+    would be compiled out."""
     files = tuple(kernel_files)
-    for directory in FULL_RUNTIME_KERNELS:
-        needed = sorted(name for name in files if name.startswith(f"{directory}/"))
+    for source in FULL_RUNTIME_KERNELS:
+        needed = sorted(name for name in files if name == source or name.startswith(f"{source}/"))
         if needed:
             raise ConfigError(
                 f"--protobuf-runtime lite: the models need kernels of {needed[0]}, whose sources need the full "
-                "protobuf runtime (the generated enum functions _Name and _Parse)",
+                "protobuf runtime",
                 hint="build it with --protobuf-runtime full",
             )
     return (*LEFT_OUT, *FULL_RUNTIME_KERNELS)
