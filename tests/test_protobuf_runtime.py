@@ -398,6 +398,16 @@ def _unguarded_grappler(tree: Path) -> None:
     source.write_text(text.replace(guarded, '#include "tensorflow/core/grappler/grappler_item.h"\n#if 0\n#endif'))
 
 
+def _imports_wrappers(tree: Path) -> None:
+    """The tree's proto imports what TF 1.15.5's test_log.proto imports, whose DoubleValue the
+    lite library lacks."""
+    proto = tree / treegen.PROTO
+    text = proto.read_text()
+    assert "\nimport " not in text
+    proto.write_text(text.replace('package tensorflow;', 'package tensorflow;\n\nimport "google/protobuf/wrappers.proto";', 1))
+    assert treegen.PROTO in (tree / "tensorflow/contrib/makefile/tf_proto_files.txt").read_text()
+
+
 REFUSALS = {
     "not-mobile": (("--target", "linux-x86_64", "--flavour", "makefile"), None, 2,
                    "error: --protobuf-runtime lite is for Android and iOS targets: on linux-x86_64 TensorFlow "
@@ -413,6 +423,10 @@ REFUSALS = {
                 "error: --protobuf-runtime lite with --protobuf-rename: the rename's edits of protoc's output and "
                 "of protobuf's headers are for the full runtime (choose one: lite protos, or the renamed full "
                 "runtime)"),
+    "wrappers-import": (("--target", "android-arm64", "--flavour", "makefile"), _imports_wrappers, 4,
+                        f"error: {{tree}}/{treegen.PROTO}: imports google/protobuf/wrappers.proto, whose messages "
+                        "libprotobuf-lite does not hold, so the lite build's link would fail on them (build it with "
+                        "--protobuf-runtime full)"),
     "unguarded-grappler": (("--target", "ios-arm64", "--flavour", "makefile"), _unguarded_grappler, 4,
                            f"error: {{tree}}/{treegen.GRAPPLER_CALLER}: includes grappler outside "
                            "'#ifndef IS_MOBILE_PLATFORM', so a mobile build calls it, and grappler needs the full "

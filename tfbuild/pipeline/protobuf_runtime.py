@@ -36,6 +36,10 @@ editing the Makefile, in a makefile read after it (:data:`LITE_MAKEFILE`):
   overload later trees' ``env.h`` spell for lite protos (``MessageLite``, returning
   Unimplemented), from a header tfbuild includes into that one object.
 
+A tree whose protos import a well-known type that ``libprotobuf-lite`` does not hold
+(:data:`LITE_MISSING_IMPORTS`: TF 1.15.5's ``test_log.proto`` imports ``wrappers.proto``, and its
+lite build failed at the link on ``google::protobuf::DoubleValue``) is refused before the build.
+
 What a user gives up, and the plan says so: text-format protos (``ReadTextProto``,
 ``DebugString()`` of TensorFlow's messages) and protobuf reflection in the app. A tree is
 refused when its sources lack the switch (checked before the build, never assumed), and so are
@@ -92,6 +96,11 @@ FULL_RUNTIME_KERNELS = (
 MOBILE_GUARD_SOURCE = "tensorflow/core/common_runtime/graph_execution_state.cc"
 """The one caller of grappler in the Makefile's sources, which must leave it out on mobile."""
 MOBILE_PLATFORMS = ("android", "ios")
+PROTO_LIST = "tensorflow/contrib/makefile/tf_proto_files.txt"
+"""The protos the contrib Makefile generates and compiles into the library."""
+LITE_MISSING_IMPORTS = ("google/protobuf/wrappers.proto",)
+"""Well-known protos whose messages ``libprotobuf-lite`` does not hold (only ``libprotobuf``)."""
+_IMPORT = re.compile(r'^\s*import\s+(?:public\s+|weak\s+)?"([^"]+)"\s*;', re.MULTILINE)
 _DIRECTIVE = re.compile(r"\s*#\s*(\w+)\s*(\S*)")
 
 GIVEN_UP = ("text-format protos (ReadTextProto, DebugString() of TensorFlow's messages) and protobuf "
@@ -129,12 +138,26 @@ def check_lite(root: Path, version: str, *, target: str, platform: str, renamed:
             "need the full protobuf runtime",
             hint="build it with --protobuf-runtime full",
         )
+    for proto, imported in _imports_missing_from_lite(root):
+        raise SourceTreeError(
+            f"{root / proto}: imports {imported}, whose messages libprotobuf-lite does not hold, so the lite "
+            "build's link would fail on them",
+            hint="build it with --protobuf-runtime full",
+        )
     if not grappler_left_out_on_mobile(root):
         raise SourceTreeError(
             f"{root / MOBILE_GUARD_SOURCE}: includes grappler outside '#ifndef IS_MOBILE_PLATFORM', so a mobile "
             "build calls it, and grappler needs the full protobuf runtime",
             hint="build it with --protobuf-runtime full",
         )
+
+
+def _imports_missing_from_lite(root: Path) -> list[tuple[str, str]]:
+    """Each (proto, import) of the Makefile's protos that imports one of :data:`LITE_MISSING_IMPORTS`."""
+    listed = (read_text_if_present(root / PROTO_LIST) or "").split()
+    return [(proto, imported) for proto in listed
+            for imported in _IMPORT.findall(read_text_if_present(root / proto) or "")
+            if imported in LITE_MISSING_IMPORTS]
 
 
 def grappler_left_out_on_mobile(root: Path) -> bool:
