@@ -28,9 +28,9 @@ editing the Makefile, in a makefile read after it (:data:`LITE_MAKEFILE`):
   ``_Name``/``_Parse`` functions, which protoc's lite output of that protobuf lacks, and the
   ``DecodeProtoV2``/``EncodeProto`` kernels read messages by reflection and text format) are
   compiled as empty objects too when no kernel the models need is in them, and the build is
-  refused before it starts when one is (:func:`left_out`). The rules for empty objects depend
-  on the lite makefile, so objects an earlier build compiled whole are made again when the set
-  changes;
+  refused before it starts when one is (:func:`left_out`). tfbuild's flags stamp forgets
+  every object when the lite makefile changes; the rules for empty objects also depend on it,
+  so a hand-run make of the recorded command makes them anew too;
 - the benchmark program (``benchmark_model.cc``) falls back to a text GraphDef through
   ``ReadTextProto``, which takes the full runtime's ``Message``. Built lite, it gets the
   overload later trees' ``env.h`` spell for lite protos (``MessageLite``, returning

@@ -77,8 +77,8 @@ class PlanRequest:
     :func:`~tfbuild.pipeline.size_profiles.hot_kernel_files`), for size profiles that compile them apart."""
     kernel_files: tuple[str, ...] = ()
     """Tree sources registering any of the models' kernels (from the build's kernel index), for
-    a lite build, which leaves out kernel directories that need the full runtime only when no
-    needed kernel is in them."""
+    a lite build, which leaves out kernel sources that need the full runtime only when no needed
+    kernel is in them."""
     mobile_types: MobileTypes | None = None
     """The type set of a mobile build (:mod:`tfbuild.tree.mobile_types`); None: the full set."""
     selection: PerFileSelection | None = None

@@ -166,7 +166,8 @@ def plan_probe(
     unfetchable = _inside_control_flow(nodes)
     dequantizes = [name for name, node in nodes.items() if node.op in DEQUANTIZE_OPS and name not in unfetchable]
     weights = tuple(f"{name}:0" for name in dequantizes if name not in fed)
-    intermediates = _intermediates(nodes, output_nodes | {node_name(tensor) for tensor in weights}, max_intermediates)
+    skipped = output_nodes | {node_name(tensor) for tensor in weights} | unfetchable
+    intermediates = _intermediates(nodes, skipped, fed, max_intermediates)
     on_grid = _reached(nodes, {name for name in dequantizes if name in fed})
     eight_bit = frozenset(
         (*weights, *(tensor for tensor in (*chosen, *intermediates) if node_name(tensor) in on_grid))
@@ -284,19 +285,17 @@ def _outputs(graph_def: Any, nodes: Mapping[str, NodeDef], given: Sequence[str],
     return sinks
 
 
-def _intermediates(nodes: Mapping[str, NodeDef], compared: set[str], limit: int) -> tuple[str, ...]:
+def _intermediates(nodes: Mapping[str, NodeDef], skipped: set[str], fed: set[str], limit: int) -> tuple[str, ...]:
     """The first node of each kind (op and dtype attributes), in graph order, thinned evenly to
     ``limit`` so the ones kept are spread from the first layers to the last. Nodes the inputs
-    flow through come first; kinds seen only in constant subgraphs (a folded batch norm's
-    ``Rsqrt``) fill what room is left. Nodes ``compared`` anyway (outputs, weights) are not
-    candidates."""
+    flow through (``fed``) come first; kinds seen only in constant subgraphs (a folded batch
+    norm's ``Rsqrt``) fill what room is left. Nodes ``skipped`` (compared anyway, as outputs or
+    weights, or not fetchable after the run) are not candidates."""
     if limit <= 0:
         return ()
-    fed = _fed_path(nodes)
-    unfetchable = _inside_control_flow(nodes)
     kinds: dict[tuple[str, tuple[tuple[str, int], ...]], str] = {}
     for name, node in sorted(nodes.items(), key=lambda item: item[0] not in fed):  # stable: graph order kept
-        if name in compared or name in unfetchable or node.op in NOT_COMPARED or node.op in PASS_THROUGH:
+        if name in skipped or node.op in NOT_COMPARED or node.op in PASS_THROUGH:
             continue
         dtypes = tuple(sorted((key, v.type) for key, v in node.attr.items() if v.WhichOneof("value") == "type"))
         kinds.setdefault((node.op, dtypes), name)

@@ -123,21 +123,24 @@ def _run(
     return {name: _as_written(graph, name, result) for name, result in zip(names, results, strict=True)}
 
 
+def _quantized_dtype(graph: Any, name: str) -> np.dtype[Any] | None:
+    """The tensor file's dtype for the graph's tensor ``name`` when it is a quantized one."""
+    number = dtype_number(graph.get_tensor_by_name(name).dtype.as_numpy_dtype)
+    return DTYPES[number] if number is not None and is_quantized(DTYPES[number]) else None
+
+
 def _as_written(graph: Any, name: str, result: Any) -> Array:
     """A fetched value as the tensor file holds it: a quantized tensor, which a session returns
     as plain integers, as the records of its quantized dtype."""
     array = np.asarray(result)
-    number = dtype_number(graph.get_tensor_by_name(name).dtype.as_numpy_dtype)
-    if number is not None and is_quantized(DTYPES[number]):
-        return np.ascontiguousarray(array).view(DTYPES[number])
-    return array
+    quantized = _quantized_dtype(graph, name)
+    return array if quantized is None else np.ascontiguousarray(array).view(quantized)
 
 
 def _range_of(graph: Any, name: str) -> tuple[str, ...]:
     """The range tensors of the quantized tensor ``name`` when its node outputs two float scalars
     beside it (TensorFlow's quantized ops do), else none."""
-    number = dtype_number(graph.get_tensor_by_name(name).dtype.as_numpy_dtype)
-    if number is None or not is_quantized(DTYPES[number]):
+    if _quantized_dtype(graph, name) is None:
         return ()
     bounds = range_tensors(name)
     try:
