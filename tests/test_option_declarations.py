@@ -68,6 +68,7 @@ SAMPLES: dict[str, tuple[list[str], str, str | None, object]] = {
     "mobile_types": (["slim"], "slim", '"slim"', "slim"),
     "java_package": (["com.example.app"], "com.example.app", '"com.example.app"', "com.example.app"),
     "jni_library": (["app_tf"], "app_tf", '"app_tf"', "app_tf"),
+    "java_api": (["tfbuild"], "tfbuild", '"tfbuild"', "tfbuild"),
 }
 # --app needs a tfbuild.toml that declares the app: every run has one (without a target, the
 # app's targets are not checked).

@@ -16,12 +16,12 @@ NoteKind = Literal[
     "model", "kernel-classes", "header", "stock-build", "source-edit", "preflight", "page-alignment",
     "compile-cache", "source-tree", "size-report",
     # the planners'
-    "android-ndk", "jni-library", "per-file-selection", "protobuf-runtime", "mobile-types", "remote-cache", "distcc",
-    "container-network",
+    "android-ndk", "jni-library", "java-api", "per-file-selection", "protobuf-runtime", "mobile-types",
+    "remote-cache", "distcc", "container-network",
 ]
 """What a note is about."""
 
-_LABELS: dict[str, str] = {"android-ndk": "Android NDK", "jni-library": "JNI library"}
+_LABELS: dict[str, str] = {"android-ndk": "Android NDK", "jni-library": "JNI library", "java-api": "Java API"}
 """Kinds whose words are not the kind with its dashes as spaces."""
 
 

@@ -26,7 +26,7 @@ from tfbuild.config import check_choice
 from tfbuild.errors import ConfigError
 from tfbuild.flavour import Flavour
 from tfbuild.model.header import GRANULARITIES, HeaderOptions
-from tfbuild.pipeline.android.names import check_java_package, check_library_name
+from tfbuild.pipeline.android.names import JAVA_APIS, JavaApi, check_java_api, check_java_package, check_library_name
 from tfbuild.pipeline.remote import SecretUrl, parse_cache_url, parse_distcc_hosts
 from tfbuild.tree.mobile_types import MOBILE_TYPES_MODES, MobileTypesMode
 
@@ -210,6 +210,12 @@ def _as_java_package(raw: object, where: str, base: Path) -> str:
     return text
 
 
+def _as_java_api(raw: object, where: str, base: Path) -> JavaApi:
+    text = as_str(raw, where, base)
+    _checked(where, lambda: check_java_api(text))
+    return cast(JavaApi, text)
+
+
 def _as_jni_library(raw: object, where: str, base: Path) -> str:
     text = as_str(raw, where, base)
     _checked(where, lambda: check_library_name(text))
@@ -242,5 +248,6 @@ EPOCH = Kind(_as_epoch, int, int, "SECONDS")
 MOBILE_TYPES = Kind(_as_mobile_types, str, str, "auto|slim|full")
 JAVA_PACKAGE = Kind(_as_java_package, str, str, "PACKAGE")
 JNI_LIBRARY = Kind(_as_jni_library, str, str, "NAME")
+JAVA_API = Kind(_as_java_api, str, str, "|".join(JAVA_APIS))
 CACHE_URL = Kind(_as_cache_url, str, str, "URL")
 DISTCC_HOSTS = Kind(_as_distcc_hosts, tuple[str, ...], str, "HOST:PORT/LIMIT", repeat=True)

@@ -39,7 +39,7 @@ from tfbuild.flavour import Flavour
 from tfbuild.model.header import DEFAULT_OPS as HEADER_DEFAULT_OPS
 from tfbuild.model.header import HeaderOptions
 from tfbuild.pipeline import option_kinds as kinds
-from tfbuild.pipeline.android.names import DEFAULT_JAVA_PACKAGE, DEFAULT_JNI_LIBRARY
+from tfbuild.pipeline.android.names import DEFAULT_JAVA_PACKAGE, DEFAULT_JNI_LIBRARY, JavaApi
 from tfbuild.pipeline.option_kinds import Kind
 from tfbuild.pipeline.remote import RemoteOptions, SecretUrl
 from tfbuild.tree.mobile_types import MobileTypesMode
@@ -269,6 +269,12 @@ JAVA_PACKAGE: Option[str] = Option(
     "java_package", kinds.JAVA_PACKAGE, DEFAULT_JAVA_PACKAGE,
     "Java package of the JNI library's inference class (Android).",
     ("TFBUILD_JAVA_PACKAGE",), table="android")
+JAVA_API: Option[JavaApi] = Option(
+    "java_api", kinds.JAVA_API, "auto",
+    "Java API of the JNI library: tensorflow (the tree's TensorFlowInferenceInterface, what apps built on "
+    "tensorflow-android take) | tfbuild (tfbuild's small class) | none; auto: tensorflow for Android when the "
+    "tree has it, else tfbuild; none for other targets.",
+    ("TFBUILD_JAVA_API",), table="android", in_apps="may")
 JNI_LIBRARY: Option[str] = Option(
     "jni_library", kinds.JNI_LIBRARY, DEFAULT_JNI_LIBRARY,
     "JNI library name, lib<name>.so (Android).", ("TFBUILD_JNI_LIBRARY",),
@@ -279,7 +285,7 @@ OPTIONS: tuple[Option[object], ...] = (
     CACHE_PREFIX, BASE_IMAGE, OP_SOURCES, OPS_LIBRARY_NAME, EXTRA_CFLAGS, SIZE_PROFILE, PROTOBUF_RUNTIME,
     PER_FILE_SELECTION,
     SOURCE_DATE_EPOCH, REMOTE_CACHE, DISTCC_HOSTS, DEFAULT_OPS, GRANULARITY, SDK, NDK, API_LEVEL, BUILD_TOOLS,
-    NDK_API_LEVEL, MOBILE_TYPES, JAVA_PACKAGE, JNI_LIBRARY,
+    NDK_API_LEVEL, MOBILE_TYPES, JAVA_API, JAVA_PACKAGE, JNI_LIBRARY,
 )
 """Every build option, in the order help and ``config show`` list them."""
 _BY_NAME = {option.name: option for option in OPTIONS}
@@ -310,6 +316,8 @@ class AndroidOptions:
     """The Java package of the inference class whose native methods the JNI library implements."""
     jni_library: str = DEFAULT_JNI_LIBRARY
     """The JNI library's name: ``lib<name>.so``, loaded by ``System.loadLibrary("<name>")``."""
+    java_api: JavaApi = "auto"
+    """Which Java API the JNI library implements (:data:`~tfbuild.pipeline.android.names.JavaApi`)."""
 
 
 @dataclass(frozen=True)
@@ -582,6 +590,7 @@ def _build_options(
             mobile_types=values[MOBILE_TYPES],
             java_package=values[JAVA_PACKAGE],
             jni_library=values[JNI_LIBRARY],
+            java_api=values[JAVA_API],
         ),
         config_file=config_path,
         remote=RemoteOptions(remote_cache=values[REMOTE_CACHE], distcc_hosts=values[DISTCC_HOSTS]),

@@ -147,6 +147,15 @@ class AndroidJniRecord:
     link_map: str | None = None
     """The linker's map of the library, relative to the output directory: which object each of
     its bytes came from, for the size report (the library itself may be stripped)."""
+    java_api: str = "tfbuild"
+    """``tensorflow``: the tree's own Java API (``java_sources`` are its files, copied into the
+    output directory); ``tfbuild``: tfbuild's generated class."""
+    java_sources: tuple[str, ...] = ()
+    """The Java API's sources, relative to the output directory (``java/org/tensorflow/Graph.java``)."""
+    jni_classes: tuple[str, ...] = ()
+    """The Java classes the native code looks up by name: the AAR's ``proguard.txt`` keeps them."""
+    recipe: str | None = None
+    """The tree's recipe the library was built as (``tensorflow/contrib/android/cmake/CMakeLists.txt``)."""
 
 
 @dataclass(frozen=True)

@@ -31,23 +31,30 @@ from options checked by :mod:`.names`.
 
 from __future__ import annotations
 
+import os
 import re
+import shutil
 from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from tfbuild import __version__
-from tfbuild.pipeline.android.names import JAVA_CLASS, jni_prefix
+from tfbuild.errors import ConfigError, ToolchainError
+from tfbuild.pipeline.android.names import JAVA_CLASS, TENSORFLOW_JNI_LIBRARY, JavaApi, jni_prefix
 from tfbuild.pipeline.android.ndk_clang import ClangToolchain, static_app
-from tfbuild.pipeline.exports import JNI, render_export_file
+from tfbuild.pipeline.exports import JNI, ExportFile, render_export_file
 from tfbuild.pipeline.linkflags import HEADER_DIRS
 from tfbuild.pipeline.notes import Note
 from tfbuild.pipeline.plan import AndroidJniRecord, AppliedSizeProfile, Artifact, GeneratedFile, Step
 from tfbuild.templating import render
 from tfbuild.tree.build_files.op_files_list import listed_paths
+from tfbuild.tree.java_api import TreeJavaApi, find_java_api, read_java_api
 
 JNI_DIR = "jni"
+JAVA_DIR = "java"
+"""Where a build keeps the tree's Java API sources beside its library, for ``tfbuild aar``."""
+JDK_INCLUDE_DIR = "jdk-include"
 SOURCE = "jni_inference.cc"
 BIONIC_LIBS = ("log", "dl", "m")
 """Bionic's libraries besides libc (which the driver adds): all the JNI library may need."""
@@ -88,6 +95,11 @@ class JniLibraryRequest:
     min_sdk: int | None = None
     """The lowest API level the app supports (``--ndk-api-level``; None: the toolchain's, 21). At
     :data:`PACKED_RELOCATIONS_API` and above the link packs the library's relocations."""
+    tree_root: Path | None = None
+    """The tree on this machine (its Java files are read from there)."""
+    tree_api: TreeJavaApi | None = None
+    """The tree's own Java API (``--java-api tensorflow``): its recipe's sources are compiled
+    instead of tfbuild's generated native methods."""
 
 
 @dataclass(frozen=True)
@@ -107,15 +119,13 @@ def plan_jni_library(request: JniLibraryRequest) -> JniLibraryPlan:
         system_libs=(), library_kinds=request.library_kinds, log_stub=None,
     )
     exports = render_export_file(JNI, "lld", stem=request.library)
-    source = jni_source(request.java_package, request.library, request.target)
     seen = request.work_dir_seen
-    obj, library = seen / "jni_inference.o", seen / file_name
+    library = seen / file_name
     link_map = f"{file_name}.map"
-    compile_argv = (
-        app.cxx, *app.cxxflags, *(("-fPIC",) if "-fPIC" not in app.cxxflags else ()),
-        *(f"-I{request.tree_src / directory}" for directory in HEADER_DIRS),
-        "-c", str(seen / SOURCE), "-o", str(obj),
-    )
+    cxxflags = (*app.cxxflags, *(("-fPIC",) if "-fPIC" not in app.cxxflags else ()))
+    sources = _sources(request.tree_api, request.tree_src, seen, request.java_package, request.library,
+                       request.target)
+    compiles = _compile_steps(app.cxx, cxxflags, request.tree_src, sources, request.target)
     notes: list[str] = []
     min_sdk = max(request.toolchain.api_level, request.min_sdk or request.toolchain.api_level)
     packed, note = _relocations(min_sdk)
@@ -127,35 +137,148 @@ def plan_jni_library(request: JniLibraryRequest) -> JniLibraryPlan:
         notes.append(f"linked with --allow-multiple-definition: tf_op_files.txt lists "
                      f"{', '.join(duplicates)} twice, so its objects are twice in libtensorflow-core.a")
     link_argv = (
-        app.cxx, *_target_flags(app.cxxflags), "-shared", "-fPIC", "-o", str(library), str(obj),
+        app.cxx, *_target_flags(app.cxxflags), "-shared", "-fPIC", "-o", str(library), *sources.objects,
         f"-Wl,-soname,{file_name}", f"-Wl,-Map={seen / link_map}",
         "-Wl,--whole-archive", *map(str, request.whole_archive), "-Wl,--no-whole-archive",
         *map(str, request.archives),
         "-static-libstdc++", *(f"-Wl,--exclude-libs,{archive}" for archive in STATIC_RUNTIME),
-        exports.link_flag(seen / exports.file_name),
+        _export_flag(request.tree_api, request.tree_src, exports, seen),
         "-Wl,--gc-sections", "-Wl,--no-undefined", "-Wl,--as-needed", *allow, *packed,
         *request.toolchain.build.page_size_flags,
         *(flag for flag in request.size.ldflags if flag not in _DROPPED_LINK_FLAGS and flag != "-Wl,--gc-sections"),
         *(f"-l{name}" for name in BIONIC_LIBS),
     )
     steps = (
-        Step(f"compile the JNI library's native methods ({request.target})", compile_argv, seen),
+        *compiles,
         Step(f"link {file_name} ({request.target})", link_argv, seen, notes=tuple(f"JNI library {n}" for n in notes)),
     )
     generated = (
-        GeneratedFile(request.work_dir / SOURCE, source),
+        *sources.generated(request.work_dir),
         GeneratedFile(request.work_dir / exports.file_name, exports.text),
+        *java_files(request.tree_api, request.tree_root, request.work_dir.parent),
     )
-    record = AndroidJniRecord(
-        library=file_name, java_package=request.java_package, java_class=JAVA_CLASS,
-        exports=JNI.patterns(), abi=request.android_arch, min_sdk=min_sdk,
-        link_map=f"{JNI_DIR}/{link_map}",
-    )
-    what = (f"{file_name} for {request.java_package}.{JAVA_CLASS}, exporting only "
+    record = _record(request.tree_api, file_name, request.java_package, request.android_arch, min_sdk,
+                     f"{JNI_DIR}/{link_map}")
+    what = (f"{file_name} for {record.java_package}.{record.java_class}{sources.what}, exporting only "
             f"{', '.join((*JNI.optional, *JNI.symbols))}; libc++ static and hidden; NEEDED only bionic's "
             f"(lib{', lib'.join(BIONIC_LIBS)}, libc)")
     plan_notes = (Note("jni-library", what), *(Note("jni-library", note) for note in notes))
     return JniLibraryPlan(steps, generated, Artifact(library, file_name, "shared-lib"), record, plan_notes)
+
+
+def _record(api: TreeJavaApi | None, file_name: str, java_package: str, abi: str, min_sdk: int,
+            link_map: str | None) -> AndroidJniRecord:
+    if api is None:
+        return AndroidJniRecord(library=file_name, java_package=java_package, java_class=JAVA_CLASS,
+                                exports=JNI.patterns(), abi=abi, min_sdk=min_sdk, link_map=link_map)
+    package, _, java_class = api.inference_class.rpartition(".")
+    return AndroidJniRecord(
+        library=file_name, java_package=package, java_class=java_class, exports=JNI.patterns(), abi=abi,
+        min_sdk=min_sdk, link_map=link_map, java_api="tensorflow",
+        java_sources=tuple(f"{JAVA_DIR}/{source.path}" for source in api.java_sources),
+        jni_classes=api.jni_classes, recipe=api.recipe,
+    )
+
+
+def choose_java_api(mode: JavaApi, platform: str, root: Path, *, library: str,
+                    library_origin: str | None = None) -> tuple[TreeJavaApi | None, bool, Note | None]:
+    """What the build's JNI library implements: the tree's API (its sources), tfbuild's class
+    (None, True), or nothing (None, False); and the plan's note on why.
+
+    ``auto`` takes the tree's API for Android when the tree has TensorFlow's recipe, else
+    tfbuild's class, and builds nothing for other platforms. ``tensorflow`` on a tree without the
+    recipe is a :class:`~tfbuild.errors.SourceTreeError`; a JNI library for a platform with no
+    Java VM tfbuild can build for (iOS), or tfbuild's class off Android, a :class:`ConfigError`."""
+    android = platform == "android"
+    if mode == "none" or (mode == "auto" and not android):
+        return None, False, None
+    if mode == "tfbuild" or (mode == "auto" and find_java_api(root) is None):
+        if not android:
+            raise ConfigError(f"--java-api tfbuild is for Android targets, not {platform}",
+                              hint="give --java-api tensorflow for the tree's own API on a Java VM")
+        why = ("the tree has no TensorFlow Android Java API recipe, so the library implements tfbuild's own class"
+               if mode == "auto" else "the library implements tfbuild's own class (--java-api tfbuild)")
+        return None, True, Note("java-api", why)
+    if platform not in ("android", "linux"):
+        raise ConfigError(f"a JNI library is built for Android and Linux targets, not {platform}",
+                          hint="leave --java-api unset (or none) for this target")
+    api = read_java_api(root)
+    if library != api.library:
+        raise ConfigError(
+            f"{library_origin or '--jni-library'}: {library} is not lib{api.library}.so, which "
+            f"{api.inference_class} loads",
+            hint=f"leave the JNI library name unset with --java-api tensorflow (it is {TENSORFLOW_JNI_LIBRARY})",
+        )
+    return api, True, Note("java-api", (
+        f"the library implements the tree's own Java API ({api.inference_class} over org.tensorflow), built "
+        f"from {len(api.jni_sources)} sources as {api.recipe} builds it; {len(api.java_sources)} Java files "
+        "go into the AAR's classes.jar"))
+
+
+@dataclass(frozen=True)
+class _Sources:
+    """The JNI library's C++ sources as the build sees them, their objects, and the generated ones."""
+
+    compiled: tuple[tuple[str, str], ...]
+    """(source, object) as the build sees them."""
+    defines: tuple[str, ...]
+    generated_source: str | None
+    what: str
+
+    @property
+    def objects(self) -> tuple[str, ...]:
+        return tuple(obj for _, obj in self.compiled)
+
+    def generated(self, work_dir: Path) -> tuple[GeneratedFile, ...]:
+        if self.generated_source is None:
+            return ()
+        return (GeneratedFile(work_dir / SOURCE, self.generated_source),)
+
+
+def _sources(api: TreeJavaApi | None, tree_src: PurePosixPath, seen: PurePosixPath, java_package: str,
+             library: str, target: str) -> _Sources:
+    if api is None:
+        return _Sources(((str(seen / SOURCE), str(seen / "jni_inference.o")),), (),
+                        jni_source(java_package, library, target), "")
+    compiled = tuple(
+        (str(tree_src / source), str(seen / (source.replace("/", "__").removesuffix(".cc") + ".o")))
+        for source in api.jni_sources
+    )
+    return _Sources(compiled, api.defines, None, f" (the tree's, from {api.recipe})")
+
+
+def _compile_steps(cxx: str, cxxflags: tuple[str, ...], tree_src: PurePosixPath, sources: _Sources,
+                   target: str) -> tuple[Step, ...]:
+    """One compile per source, side by side; the tree's sources see the recipe's defines and
+    the headers an app compiles against."""
+    steps = []
+    for source, obj in sources.compiled:
+        argv = (cxx, *cxxflags, *sources.defines, *(f"-I{tree_src / directory}" for directory in HEADER_DIRS),
+                "-c", source, "-o", obj)
+        what = "native methods" if sources.generated_source is not None else PurePosixPath(source).name
+        steps.append(Step(f"compile the JNI library's {what} ({target})", argv, PurePosixPath(obj).parent,
+                          parallel=len(sources.compiled) > 1))
+    return tuple(steps)
+
+
+def _export_flag(api: TreeJavaApi | None, tree_src: PurePosixPath, exports: ExportFile,
+                 seen: PurePosixPath) -> str:
+    """The tree's own version script for its API (what Bazel's rule links with), else tfbuild's."""
+    if api is not None and api.version_script is not None:
+        return exports.link_flag(tree_src / api.version_script)
+    return exports.link_flag(seen / exports.file_name)
+
+
+def java_files(api: TreeJavaApi | None, tree_root: Path | None, out_dir: Path) -> tuple[GeneratedFile, ...]:
+    """The tree's Java API sources, copied beside the build's library (``java/<package path>``), so
+    ``tfbuild aar`` compiles the classes of the very tree the library was built from."""
+    if api is None or tree_root is None:
+        return ()
+    return tuple(
+        GeneratedFile(out_dir / JAVA_DIR / source.path,
+                      (tree_root / source.tree_path).read_text(encoding="utf-8", errors="replace"))
+        for source in api.java_sources
+    )
 
 
 def _relocations(min_sdk: int) -> tuple[tuple[str, ...], str]:
@@ -184,3 +307,74 @@ _TARGET_WORD = re.compile(r"--target=|--sysroot=|-stdlib=|-march=|-mfloat-abi=|-
 def _target_flags(cxxflags: tuple[str, ...]) -> tuple[str, ...]:
     """The words of the compile flags that a link needs too: target, sysroot, C++ library, ABI."""
     return tuple(word for word in cxxflags if _TARGET_WORD.match(word))
+
+
+@dataclass(frozen=True)
+class HostJniRequest:
+    """A JNI library of the tree's Java API for a Linux target's Java VM (``--java-api tensorflow``
+    on ``linux-*``): the same sources an Android build compiles, against the JDK's ``jni.h``, so
+    TensorFlow's own Java tests and ``TensorFlowInferenceInterface`` run on a desktop JVM."""
+
+    api: TreeJavaApi
+    cxx: str
+    cxxflags: tuple[str, ...]
+    target: str
+    arch: str
+    work_dir: Path
+    work_dir_seen: PurePosixPath
+    tree_src: PurePosixPath
+    tree_root: Path
+    whole_archive: tuple[PurePosixPath, ...]
+    archives: tuple[PurePosixPath, ...]
+    system_libs: tuple[str, ...]
+    op_files_text: str = ""
+
+
+def plan_host_jni_library(request: HostJniRequest, jdk_headers: dict[str, Path] | None = None) -> JniLibraryPlan:
+    """The compile and link steps of ``lib<library>.so`` for a Linux JVM. The JDK's ``jni.h`` and
+    ``jni_md.h`` are copied into the build's directory, so the compile sees them in a container too."""
+    api = request.api
+    file_name = f"lib{api.library}.so"
+    headers = jdk_headers or find_jdk_headers()
+    seen = request.work_dir_seen
+    exports = render_export_file(JNI, "bfd", stem=api.library)
+    sources = _sources(api, request.tree_src, seen, "", api.library, request.target)
+    cxxflags = (*request.cxxflags, "-fPIC", f"-I{seen / JDK_INCLUDE_DIR}")
+    duplicates = sorted(path for path, count in Counter(listed_paths(request.op_files_text)).items() if count > 1)
+    allow = ("-Wl,--allow-multiple-definition",) if duplicates else ()
+    link_argv = (
+        request.cxx, "-shared", "-fPIC", "-o", str(seen / file_name), *sources.objects, f"-Wl,-soname,{file_name}",
+        "-Wl,--whole-archive", *map(str, request.whole_archive), "-Wl,--no-whole-archive",
+        *map(str, request.archives), _export_flag(api, request.tree_src, exports, seen),
+        "-Wl,--no-undefined", *allow, *(f"-l{name}" for name in request.system_libs),
+    )
+    steps = (
+        *_compile_steps(request.cxx, cxxflags, request.tree_src, sources, request.target),
+        Step(f"link {file_name} ({request.target}, for a Java VM)", link_argv, seen),
+    )
+    generated = (
+        *(GeneratedFile(request.work_dir / JDK_INCLUDE_DIR / name, path.read_text(encoding="utf-8"))
+          for name, path in headers.items()),
+        GeneratedFile(request.work_dir / exports.file_name, exports.text),
+        *java_files(api, request.tree_root, request.work_dir.parent),
+    )
+    record = _record(api, file_name, "", request.arch, 0, None)
+    note = Note("jni-library", f"{file_name} for {api.inference_class} on a Java VM ({request.target}), built "
+                f"from {len(api.jni_sources)} sources as {api.recipe} builds them, against the JDK's jni.h "
+                f"({headers['jni.h'].parent})")
+    return JniLibraryPlan(steps, generated, Artifact(seen / file_name, file_name, "shared-lib"), record, (note,))
+
+
+def find_jdk_headers() -> dict[str, Path]:
+    """This machine's JDK's ``jni.h`` and Linux ``jni_md.h`` by name (``$JAVA_HOME``, else the JDK
+    of ``javac`` on PATH); a :class:`ToolchainError` when there is none."""
+    homes = [Path(home) for home in (os.environ.get("JAVA_HOME"),) if home]
+    javac = shutil.which("javac")
+    if javac:
+        homes.append(Path(javac).resolve().parents[1])
+    for home in homes:
+        headers = {"jni.h": home / "include" / "jni.h", "jni_md.h": home / "include" / "linux" / "jni_md.h"}
+        if all(path.is_file() for path in headers.values()):
+            return headers
+    raise ToolchainError("no JDK with jni.h found ($JAVA_HOME, or javac on PATH)",
+                         hint="install a JDK (Debian: default-jdk-headless)")

@@ -11,6 +11,7 @@ light on purpose: the option parser imports it.
 from __future__ import annotations
 
 import re
+from typing import Literal, get_args
 
 from tfbuild.errors import ConfigError
 
@@ -18,6 +19,20 @@ DEFAULT_JAVA_PACKAGE = "org.tensorflow.tfbuild"
 DEFAULT_JNI_LIBRARY = "tensorflow_inference"
 JAVA_CLASS = "TensorFlowInference"
 """The inference class of ``templates/android/TensorFlowInference.java.j2``."""
+
+JavaApi = Literal["auto", "tensorflow", "tfbuild", "none"]
+"""Which Java API a build's JNI library implements (``[android] java_api``):
+
+- ``tensorflow``: the tree's own ``TensorFlowInferenceInterface`` over ``org.tensorflow.*``,
+  built as TensorFlow's recipe builds ``libtensorflow_inference.so``: the AAR apps written for
+  ``org.tensorflow:tensorflow-android`` take without a code change (:mod:`tfbuild.tree.java_api`);
+- ``tfbuild``: tfbuild's own small class (float feeds only), the smallest library;
+- ``none``: no JNI library;
+- ``auto``: ``tensorflow`` for Android when the tree has the recipe, else ``tfbuild``; ``none``
+  for every other platform (a host build for the JVM is asked for by name)."""
+JAVA_APIS: tuple[str, ...] = get_args(JavaApi)
+TENSORFLOW_JNI_LIBRARY = "tensorflow_inference"
+"""What ``TensorFlowInferenceInterface`` loads (``System.loadLibrary``)."""
 
 _JAVA_IDENTIFIER = re.compile(r"[A-Za-z][A-Za-z0-9]*")
 _LIBRARY = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
@@ -41,6 +56,12 @@ def check_java_package(package: str) -> None:
             + (f" ({bad!r} is not a plain Java identifier)" if bad is not None else " (it needs two parts or more)"),
             hint="use dotted parts of letters and digits, each starting with a letter: com.example.app",
         )
+
+
+def check_java_api(name: str) -> None:
+    if name not in JAVA_APIS:
+        raise ConfigError(f"Java API {name!r} is not one of {', '.join(JAVA_APIS)}",
+                          hint="tensorflow: the tree's TensorFlowInferenceInterface; tfbuild: tfbuild's own class")
 
 
 def check_library_name(name: str) -> None:

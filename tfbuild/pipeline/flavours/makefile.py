@@ -48,9 +48,17 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from tfbuild.errors import SourceTreeError
+from tfbuild.errors import ConfigError, SourceTreeError
 from tfbuild.flavour import Flavour
-from tfbuild.pipeline.android.jni_library import JNI_DIR, JniLibraryPlan, JniLibraryRequest, plan_jni_library
+from tfbuild.pipeline.android.jni_library import (
+    JNI_DIR,
+    HostJniRequest,
+    JniLibraryPlan,
+    JniLibraryRequest,
+    choose_java_api,
+    plan_host_jni_library,
+    plan_jni_library,
+)
 from tfbuild.pipeline.android.ndk_clang import (
     CLANG_STL,
     CLANG_TAG,
@@ -102,6 +110,7 @@ from tfbuild.toolchain.tf_versions import ndk_majors_text, tree_requirements
 from tfbuild.tree.build_files.op_files_list import OP_FILES_LIST
 from tfbuild.tree.contrib_makefile import makefile_variables
 from tfbuild.tree.facts import MAKEFILE, MAKEFILE_DIR, TreeFacts
+from tfbuild.tree.java_api import TreeJavaApi
 from tfbuild.tree.protobuf_rename import apply_protobuf_rename, plan_protobuf_rename
 
 __all__ = [
@@ -119,6 +128,8 @@ DOWNLOAD_STEP = "download dependencies"
 PROTOBUF_RENAME_STEP = "rename protobuf to google::protobuf3"
 SELECTIVE_FLAGS = ("-DSELECTIVE_REGISTRATION", "-DSUPPORT_SELECTIVE_REGISTRATION")
 FULL_TYPES = "-D__ANDROID_TYPES_FULL__"
+HOST_JNI_FLAGS = ("--std=c++11", "-DNDEBUG")
+"""The contrib Makefile's language level and release define, for a JNI library built beside it."""
 PROFILE_MAKEFILE = "tfbuild-profile.mk"
 GEN_DIR = "gen"
 SELECTION_BASE = f"{MAKEFILE_DIR}/{GEN_DIR}/{SELECTION_DIR}"
@@ -182,7 +193,20 @@ def plan(request: PlanRequest) -> BuildPlan:
     )
     generated = (header_file(request), tree_header_file(request), *((profile_mk,) if profile_mk else ()),
                  *(lite.files if lite else ()), *_selection_files(request))
-    jni = makefile.jni_library(size, artifacts) if clang is not None else None
+    tree_api, wants_jni, api_note = choose_java_api(
+        request.options.android.java_api, request.profile.platform, request.tree.root,
+        library=request.options.android.jni_library)
+    jni = None
+    if wants_jni and clang is not None:
+        jni = makefile.jni_library(size, artifacts, tree_api)
+    elif tree_api is not None and request.profile.platform == "linux":
+        jni = makefile.host_jni_library(size, artifacts, tree_api)
+    elif wants_jni and request.profile.platform == "android" and request.options.android.java_api != "auto":
+        raise ConfigError(f"--java-api {request.options.android.java_api}: a JNI library is linked with an NDK's "
+                          "clang (r19 and newer), not this NDK's GCC",
+                          hint="give a newer NDK, or --java-api none")
+    if api_note is not None and jni is not None:
+        makefile.notes.append(api_note)
     if jni is not None:
         steps, generated = (*steps, *jni.steps), (*generated, *jni.generated_files)
         artifacts = (*artifacts, jni.artifact)
@@ -570,7 +594,28 @@ class _Makefile:
     def _android_types(self) -> str:
         return self.request.mobile_types.flag if self.request.mobile_types else FULL_TYPES
 
-    def jni_library(self, size: AppliedSizeProfile, artifacts: tuple[Artifact, ...]) -> JniLibraryPlan:
+    def host_jni_library(self, size: AppliedSizeProfile, artifacts: tuple[Artifact, ...],
+                         api: TreeJavaApi) -> JniLibraryPlan:
+        """The tree's Java API's JNI library for a Linux Java VM, with the target's compiler and
+        the build's optimisation flags."""
+        tree = self.request.tree
+        assert tree is not None
+        by_name = {artifact.name: artifact.path for artifact in artifacts}
+        link, profile = self.request.profile.link, self.request.profile
+        compiler = profile.ops_library.compiler if profile.ops_library is not None else "g++"
+        op_files = tree.root / OP_FILES_LIST
+        return plan_host_jni_library(HostJniRequest(
+            api=api, cxx=compiler, cxxflags=(*HOST_JNI_FLAGS, *self._optflags(size)), target=profile.name,
+            arch=profile.arch, work_dir=self.request.options.output_dir / JNI_DIR,
+            work_dir_seen=self.layout.out / JNI_DIR, tree_src=self.src, tree_root=tree.root,
+            whole_archive=tuple(by_name[name] for name in link.whole_archive if name in by_name),
+            archives=tuple(by_name[name] for name in link.libs if name in by_name),
+            system_libs=link.system_libs,
+            op_files_text=op_files.read_text(encoding="utf-8", errors="replace") if op_files.is_file() else "",
+        ))
+
+    def jni_library(self, size: AppliedSizeProfile, artifacts: tuple[Artifact, ...],
+                    tree_api: TreeJavaApi | None) -> JniLibraryPlan:
         """The JNI library's steps (:mod:`tfbuild.pipeline.android.jni_library`), from the archives
         the build makes, with the clang adapter's flags (without ccache: it links too)."""
         clang, adapter, tree = self.clang, self.adapter, self.request.tree
@@ -599,6 +644,8 @@ class _Makefile:
             library_kinds=lambda name: adapter.ndk.library_kinds(name, abi, api, host),
             op_files_text=op_files.read_text(encoding="utf-8", errors="replace") if op_files.is_file() else "",
             min_sdk=android.ndk_api_level,
+            tree_root=tree.root,
+            tree_api=tree_api,
         ))
 
     def _clang_variables(self) -> dict[str, str]:
