@@ -22,12 +22,34 @@ def aar_command(
     builds: list[Path] = typer.Argument(
         ..., metavar="DIR", show_default=False, help="Output directories of Android builds (one per ABI)."
     ),
-    output: Path = typer.Option(..., "-o", "--output", metavar="PATH", help="The .aar file to write."),
+    output: Path | None = typer.Option(None, "-o", "--output", metavar="PATH", help="The .aar file to write."),
+    maven_repo: Path | None = typer.Option(
+        None, "--maven-repo", metavar="DIR",
+        help="Also publish the AAR with a POM into this Maven repository directory (a Gradle app's maven { url }).",
+    ),
+    coordinates: str | None = typer.Option(
+        None, "--coordinates", metavar="GROUP:ARTIFACT:VERSION",
+        help="Maven coordinates (default: org.tensorflow:tensorflow-android:<TF version>-tfbuild for TensorFlow's "
+        "own Java API, org.tensorflow.tfbuild:tfbuild-inference:<TF version> for tfbuild's class).",
+    ),
+    android_jar: Path | None = typer.Option(
+        None, "--android-jar", metavar="PATH",
+        help="An Android SDK's android.jar to compile TensorFlow's Java API against (default: tfbuild's "
+        "compile-only stand-ins of the android.* members it calls).",
+    ),
 ) -> None:
     """Assemble an AAR (manifest, classes.jar, jni/<abi>/lib*.so, R.txt, proguard.txt) from Android builds."""
     from tfbuild.pipeline.android.aar import build_aar
+    from tfbuild.pipeline.android.maven import parse_coordinates
 
-    result = build_aar(builds, output)
+    wanted = parse_coordinates(coordinates) if coordinates is not None else None
+    result = build_aar(builds, output, maven_repo=maven_repo, coordinates=wanted, stubs=android_jar)
     _plain.print(f"wrote {result.path} ({', '.join(result.abis)}; {result.java_package}; sha256 {result.sha256})")
     for entry in result.entries:
         _plain.print(f"  {entry}")
+    if result.maven is not None:
+        published = result.maven
+        state = "published" if published.written else "already published, the same bytes"
+        _plain.print(f"{state}: {published.coordinates} in {maven_repo}")
+        _plain.print(f"  Gradle: repositories {{ maven {{ url '{Path(maven_repo or '.').resolve().as_uri()}' }} }}")
+        _plain.print(f"          dependencies {{ implementation '{published.coordinates}' }}")
