@@ -13,7 +13,7 @@ NDK to build with next, the manifest which one built these archives.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 import typer
 
@@ -70,6 +70,11 @@ def verify_command(
     ),
     timeout: float | None = typer.Option(None, "--timeout", min=0.0, metavar="SECONDS", help=_TIMEOUT),
     ndk: Path | None = typer.Option(None, "--ndk", metavar="DIR", help=_NDK),
+    runner: str = typer.Option(
+        "cpp", "--runner", metavar="|".join(RUNNERS),
+        help="cpp: the C++ runner linked against the build's archives; jvm: TensorFlowInferenceInterface on this "
+        "machine's Java VM (a linux build with --java-api tensorflow).",
+    ),
     as_json: bool = typer.Option(False, "--json", help=_JSON),
 ) -> None:
     """Run the build's models on the built binary and on TensorFlow, and compare the tensors."""
@@ -80,7 +85,7 @@ def verify_command(
     options = _verify_options(
         out, params.models(models, model), tolerance=tolerance, seed=seed, input_shape=input_shape,
         outputs=(*output_tensor, *output_alias), intermediates=intermediates, local=local,
-        reference_op_library=reference_op_library, timeout=timeout, ndk=ndk,
+        reference_op_library=reference_op_library, timeout=timeout, ndk=ndk, runner=runner,
     )
     console = stdout_console(stderr=as_json)
     result = run_verify(options, console=console)
@@ -96,7 +101,7 @@ def verify_command(
 def _verify_options(
     out: Path, models: tuple[Path, ...], *, tolerance: float | None, seed: int, input_shape: list[str],
     outputs: tuple[str, ...], intermediates: int | None, local: bool | None, reference_op_library: Path | None,
-    timeout: float | None, ndk: Path | None,
+    timeout: float | None, ndk: Path | None, runner: str = "cpp",
 ) -> VerifyOptions:
     """The command's options as the library takes them, its defaults where a flag was not given."""
     from tfbuild.pipeline.verify.probe import parse_input_shape
@@ -115,7 +120,18 @@ def _verify_options(
         reference_op_library=reference_op_library,
         timeout=timeout,
         ndk=ndk.absolute() if ndk is not None else None,
+        runner=_runner(runner),
     )
+
+
+RUNNERS = ("cpp", "jvm")
+
+
+def _runner(text: str) -> Literal["cpp", "jvm"]:
+    from tfbuild.config import check_choice
+
+    check_choice(text, RUNNERS, noun="runner")
+    return "jvm" if text == "jvm" else "cpp"
 
 
 def _print_verdicts(console: Console, result: VerifyResult) -> None:

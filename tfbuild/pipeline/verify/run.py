@@ -32,9 +32,12 @@ from tfbuild.flavour import Flavour
 from tfbuild.pipeline.executor import StepFailed, execute_plan
 from tfbuild.pipeline.flavours.ops_library import host_library_path
 from tfbuild.pipeline.manifest import MANIFEST_NAME, FileRecord, Manifest, update_manifest
-from tfbuild.pipeline.plan import AndroidNdkUse, BuildPlan, ImageSpec, Step
+from tfbuild.pipeline.plan import AndroidJniRecord, AndroidNdkUse, BuildPlan, ImageSpec, Step
 from tfbuild.pipeline.verify.compare import DEFAULT_TOLERANCE, TOLERANCE_RULE, TensorDiff, compare_run
 from tfbuild.pipeline.verify.cpp_runner import COMPILE_STEP, CppRunnerRequest, RunnerJob, plan_cpp_runner
+from tfbuild.pipeline.verify.jvm_runner import COMPILE_STEP as JVM_COMPILE_STEP
+from tfbuild.pipeline.verify.jvm_runner import JvmJob, check_jvm_build, plan_jvm_runner
+from tfbuild.pipeline.verify.jvm_runner import describe as describe_jvm
 from tfbuild.pipeline.verify.probe import MAX_INTERMEDIATES, OUTPUTS_FOUND, Feed, Probe, make_inputs, plan_probe
 from tfbuild.pipeline.verify.tensor_file import DTYPES, Array, read_tensor_file, write_tensor_file
 from tfbuild.pipeline.verify.tf_runner import runner_argv
@@ -73,6 +76,9 @@ class VerifyOptions:
     ndk: Path | None = None
     """The Android NDK to compile the C++ runner with (``--ndk``); default: the one the build
     recorded in its manifest (``android_ndk``)."""
+    runner: Literal["cpp", "jvm"] = "cpp"
+    """``jvm``: run the models through TensorFlow's ``TensorFlowInferenceInterface`` on this
+    machine's Java VM (a Linux build with ``--java-api tensorflow``; :mod:`.jvm_runner`)."""
 
 
 @dataclass(frozen=True)
@@ -136,6 +142,7 @@ class _Build:
     image: ImageSpec | None
     source: Path | None
     android_ndk: AndroidNdkUse | None = None
+    android_jni: AndroidJniRecord | None = None
 
     @classmethod
     def read(cls, out: Path) -> _Build:
@@ -144,7 +151,8 @@ class _Build:
         image = ImageSpec(toolchain.dockerfile, dict(toolchain.build_args), toolchain.image_tag) if toolchain else None
         source = manifest.tensorflow.source
         return cls(out, manifest.target, manifest.flavour, {item.name: str(item.kind) for item in manifest.artifacts},
-                   manifest.models, image, Path(source) if source else None, manifest.android_ndk)
+                   manifest.models, image, Path(source) if source else None, manifest.android_ndk,
+                   manifest.android_jni)
 
 
 @dataclass(frozen=True)
@@ -332,8 +340,11 @@ class _Target:
     library: Path | None = None
     image: ImageSpec | None = None
     ndk: NdkInfo | None = None
+    jvm: AndroidJniRecord | None = None
 
     def describe(self) -> str:
+        if self.jvm is not None:
+            return describe_jvm(self.jvm)
         if self.library is not None:
             return f"TensorFlow {_tensorflow_version()} with {self.library.name} (the build) loaded"
         assert self.profile.run is not None  # _choose_target refuses a profile without one
@@ -364,6 +375,11 @@ def _choose_target(build: _Build, profile: TargetProfile, options: VerifyOptions
         )
     if build.source is None:
         raise InputFileError(f"{build.out}/manifest.json names no source tree", hint="rebuild")
+    if options.runner == "jvm":
+        if profile.platform != "linux" or profile.run is None or profile.run.launcher:
+            raise ConfigError(f"--runner jvm runs builds for this machine's Java VM; this one is for {build.target}",
+                              hint="build linux-x86_64 with --java-api tensorflow for the Java VM runner")
+        return _Target(profile, jvm=check_jvm_build(build.out, build.android_jni))
     local = options.local if options.local is not None else build.image is None
     if not local and build.image is None:
         raise ConfigError(
@@ -415,6 +431,10 @@ def _target_plan(
 ) -> BuildPlan:
     """The plan that runs the models on what the build made, fetching what the reference wrote."""
     fetch = [tuple(wanted) for wanted in expected]
+    if target.jvm is not None:
+        return plan_jvm_runner(build.out, work, target.jvm, [
+            JvmJob(f"run {model.path.name} on the Java VM", model.graph, model.inputs, model.target, model.reference)
+            for model in models])
     if target.library is not None:
         calls = [_RunnerCall(f"run {model.path.name}", model.graph, model.inputs, model.target, names)
                  for model, names in zip(models, fetch, strict=True)]
@@ -495,7 +515,7 @@ def _run(
     try:
         execute_plan(plan, console=console, timeout=options.timeout, jobs=1)
     except StepFailed as failed:
-        if failed.step.name == COMPILE_STEP:
+        if failed.step.name in (COMPILE_STEP, JVM_COMPILE_STEP):
             raise
         reason = _runner_reason(failed)
         if side == "reference":
