@@ -26,6 +26,9 @@ if TYPE_CHECKING:
 
     from tfbuild.pipeline.verify.run import VerifyOptions, VerifyResult  # imported when the command runs
 
+RUNNERS = ("cpp", "jvm")
+"""The sides verify can run the build on (``--runner``)."""
+
 
 _REFERENCE = "Op library to run the reference with (default: the build's stock compile of the same sources)."
 _NDK = "Android NDK to compile the runner with (default: the one the build's manifest records)."
@@ -122,9 +125,6 @@ def _verify_options(
         ndk=ndk.absolute() if ndk is not None else None,
         runner=_runner(runner),
     )
-
-
-RUNNERS = ("cpp", "jvm")
 
 
 def _runner(text: str) -> Literal["cpp", "jvm"]:
