@@ -9,7 +9,9 @@ JNI sources (``contrib/android/jni/*.cc``, ``java/src/main/native/*.cc``, the C 
 Makefile's archives. A drop-in AAR has to be built from exactly those files, so this module reads
 them from the tree rather than keeping a list: the layouts (where each release keeps them) are
 data, ``toolchains/tensorflow/java_api.toml``; the source list and the defines come from the
-recipe itself.
+recipe itself, the Java files from the Bazel rule that built TensorFlow's published AAR
+(``android_tensorflow_inference_java``: ``glob(["java/**/*.java"])`` plus
+``//tensorflow/java:java_sources``, read with Python's ``ast``: BUILD files are Starlark).
 
 The recipe is CMake. Only what it uses is read: ``set``, ``get_filename_component(... ABSOLUTE)``,
 ``file(GLOB ...)`` and ``add_library(<library> SHARED ...)``, with ``${VAR}`` expanded; a recipe
@@ -19,6 +21,7 @@ Every path it yields must stay inside the tree.
 
 from __future__ import annotations
 
+import ast
 import functools
 import re
 from dataclasses import dataclass
@@ -31,14 +34,16 @@ from tfbuild.resources import toolchains_dir
 DATA_FILE = "tensorflow/java_api.toml"
 RECIPE_SIZE_LIMIT = 256 * 1024
 """A CMakeLists.txt larger than this is not TensorFlow's recipe (r1.9's is 3 KB)."""
+RULE_FILE_LIMIT = 1024 * 1024
+"""How much of a BUILD file is read for the Java rule (TensorFlow's are a few KB)."""
 
 
 @dataclass(frozen=True)
-class JavaRoot:
-    """A Java source root of the API and the files of it that belong to the library."""
+class JavaRule:
+    """The Bazel rule that builds the API's Android Java library: its package and name."""
 
-    root: str
-    pattern: str
+    package: str
+    name: str
 
 
 @dataclass(frozen=True)
@@ -49,7 +54,7 @@ class JavaApiLayout:
     library: str
     version_script: str
     inference_class: str
-    java: tuple[JavaRoot, ...]
+    java_rule: JavaRule
 
 
 @dataclass(frozen=True)
@@ -113,17 +118,12 @@ def read_java_api(root: Path) -> TreeJavaApi:
     if not sources:
         raise SourceTreeError(f"{root / layout.recipe}: add_library({layout.library} ...) names no source",
                               hint="check the tree's recipe")
-    java = tuple(
-        JavaSource(entry.root, path.relative_to(root / entry.root).as_posix())
-        for entry in layout.java
-        for path in sorted((root / entry.root).glob(entry.pattern))
-        if path.is_file() and _inside(root, path)
-    )
+    java = tuple(_java_source(root, path) for path in _rule_sources(root, layout.java_rule.package,
+                                                                     layout.java_rule.name, depth=0))
+    rule = f"//{layout.java_rule.package}:{layout.java_rule.name}"
     if not any(source.path == _class_path(layout.inference_class) for source in java):
-        raise SourceTreeError(
-            f"{root}: {layout.inference_class} is not among the Java sources the recipe's layout names",
-            hint="check the tree's " + ", ".join(f"{entry.root}/{entry.pattern}" for entry in layout.java),
-        )
+        raise SourceTreeError(f"{root}: {layout.inference_class} is not among the Java sources of {rule}",
+                              hint=f"check {layout.java_rule.package}/BUILD")
     script = layout.version_script if (root / layout.version_script).is_file() else None
     return TreeJavaApi(layout.recipe, layout.library, sources, defines, script, layout.inference_class, java,
                        _jni_classes(root, sources))
@@ -133,25 +133,112 @@ def _class_path(dotted: str) -> str:
     return dotted.replace(".", "/") + ".java"
 
 
-_JNI_CLASS = re.compile(r'"(org/tensorflow/[A-Za-z0-9_/$]+)"')
+_STRING = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
+_JNI_CLASS = re.compile(r"(?:^|L)(org/tensorflow/[A-Za-z0-9_/$]+)")
 
 
 def _jni_classes(root: Path, sources: tuple[str, ...]) -> tuple[str, ...]:
-    """The ``org/tensorflow/...`` class names in the JNI sources' string literals (``FindClass``,
-    ``ThrowNew``), and in the headers beside them, as dotted names."""
+    """The ``org/tensorflow/...`` classes named in the string literals of the JNI sources and the
+    headers beside them, as dotted names: those ``FindClass`` and ``ThrowNew`` take, and those in
+    method signatures (``Lorg/tensorflow/SavedModelBundle;``), whose methods the native code calls."""
     files = {root / source for source in sources}
     files |= {header for source in sources for header in (root / source).parent.glob("*.h")}
     names = {
         match.replace("/", ".")
         for path in sorted(files)
         if path.is_file()
-        for match in _JNI_CLASS.findall(path.read_text(encoding="utf-8", errors="replace"))
+        for literal in _STRING.findall(path.read_text(encoding="utf-8", errors="replace"))
+        for match in _JNI_CLASS.findall(literal)
     }
     return tuple(sorted(names))
 
 
 def _inside(root: Path, path: Path) -> bool:
     return path.resolve().is_relative_to(root.resolve())
+
+
+# -- the Java rule ------------------------------------------------------------------------------
+
+
+MAX_LABEL_DEPTH = 4
+"""How many filegroups deep a rule's sources are followed (TensorFlow's go one deep)."""
+_PACKAGE = re.compile(r"^\s*package\s+([A-Za-z_][\w.]*)\s*;", re.MULTILINE)
+
+
+def _java_source(root: Path, path: Path) -> JavaSource:
+    """``path`` as its source root and package path, from its ``package`` declaration."""
+    relative = path.relative_to(root).as_posix()
+    found = _PACKAGE.search(path.read_text(encoding="utf-8", errors="replace"))
+    package = found.group(1).replace(".", "/") if found else ""
+    parent = PurePosixPath(relative).parent
+    if package and not parent.as_posix().endswith(package):
+        raise SourceTreeError(f"{path}: declares package {found.group(1) if found else ''} but is not in its directory")
+    source_root = parent.as_posix()[: len(parent.as_posix()) - len(package)].rstrip("/") if package else parent
+    return JavaSource(str(source_root), f"{package}/{path.name}" if package else path.name)
+
+
+def _rule_sources(root: Path, package: str, name: str, *, depth: int) -> list[Path]:
+    """The ``.java`` files of rule ``name`` in ``package``'s BUILD: its ``srcs``' globs and the
+    same package's or other packages' filegroups it names by label, each file once, sorted."""
+    build = root / package / "BUILD"
+    if depth > MAX_LABEL_DEPTH:
+        raise SourceTreeError(f"{build}: {name} names filegroups more than {MAX_LABEL_DEPTH} deep")
+    call = _find_rule(build, name)
+    found: dict[Path, None] = {}
+    for kind, value in _srcs_terms(build, call):
+        if kind == "glob":
+            for path in sorted((root / package).glob(value)):
+                if path.is_file() and path.suffix == ".java" and _inside(root, path):
+                    found[path] = None
+        elif value.startswith(("//", ":")):
+            label_package, _, label_name = value.removeprefix("//").partition(":")
+            for path in _rule_sources(root, label_package if value.startswith("//") else package, label_name,
+                                      depth=depth + 1):
+                found[path] = None
+        elif value.endswith(".java"):
+            path = root / package / value
+            if path.is_file() and _inside(root, path):
+                found[path] = None
+    return sorted(found)
+
+
+def _find_rule(build: Path, name: str) -> ast.Call:
+    if not build.is_file():
+        raise SourceTreeError(f"{build}: missing, so the Java API's sources cannot be read",
+                              hint="check the tree's checkout")
+    try:
+        module = ast.parse(build.read_bytes()[:RULE_FILE_LIMIT].decode("utf-8", errors="replace"), str(build))
+    except (SyntaxError, ValueError, RecursionError, MemoryError) as error:
+        raise SourceTreeError(f"{build}: not a BUILD file tfbuild can read ({type(error).__name__})") from None
+    for statement in module.body:
+        call = statement.value if isinstance(statement, ast.Expr) else None
+        if isinstance(call, ast.Call) and any(
+            keyword.arg == "name" and isinstance(keyword.value, ast.Constant) and keyword.value.value == name
+            for keyword in call.keywords
+        ):
+            return call
+    raise SourceTreeError(f"{build}: no rule named {name}", hint="check the tree's checkout")
+
+
+def _srcs_terms(build: Path, call: ast.Call) -> list[tuple[str, str]]:
+    """``srcs`` as (``glob``, pattern) and (``file``, label or name) terms: a sum of lists and
+    ``glob([...])`` calls of string literals; anything else is refused, naming the file."""
+    srcs = next((keyword.value for keyword in call.keywords if keyword.arg == "srcs"), None)
+    terms: list[tuple[str, str]] = []
+    pending = [srcs] if srcs is not None else []
+    while pending:
+        node = pending.pop()
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+            pending += [node.right, node.left]
+        elif isinstance(node, ast.List) and all(isinstance(item, ast.Constant) for item in node.elts):
+            terms += [("file", str(item.value)) for item in node.elts if isinstance(item, ast.Constant)]
+        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "glob"
+              and node.args and isinstance(node.args[0], ast.List)):
+            terms += [("glob", str(item.value)) for item in node.args[0].elts if isinstance(item, ast.Constant)]
+        else:
+            raise SourceTreeError(f"{build}:{getattr(node, 'lineno', '?')}: srcs is not lists and globs of strings",
+                                  hint="tfbuild reads the Java rule's srcs as TensorFlow writes them")
+    return terms
 
 
 # -- the recipe ---------------------------------------------------------------------------------

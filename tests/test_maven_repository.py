@@ -1,0 +1,79 @@
+"""``tfbuild aar --maven-repo``: the repository layout, checked by a real Maven client resolving
+it offline (Debian's ``mvn``, :mod:`maven_client`), and the rules a published version keeps."""
+
+from __future__ import annotations
+
+import hashlib
+
+import pytest
+from maven_client import maven_ready, resolve_offline
+
+from tfbuild.errors import ConfigError, OutputPathError
+from tfbuild.pipeline.android.maven import (
+    CHECKSUMS,
+    METADATA,
+    default_coordinates,
+    parse_coordinates,
+    publish,
+)
+
+
+def _skip_without_maven() -> None:
+    from conftest import missing_part
+
+    reason = maven_ready()
+    if reason is not None:
+        missing_part(reason)
+
+
+def test_maven_resolves_the_published_aar_offline_with_strict_checksums(tmp_path):
+    _skip_without_maven()
+    repo = tmp_path / "repo"
+    coordinates = parse_coordinates("com.example.apps:tensorflow-android:1.9.0-app1")
+    aar = b"PK-not-really-a-zip-but-bytes-maven-moves"
+    done = publish(aar, repo, coordinates, description="a test", epoch=1_700_000_000)
+    assert done.aar == repo / "com/example/apps/tensorflow-android/1.9.0-app1/tensorflow-android-1.9.0-app1.aar"
+    for extension in CHECKSUMS:
+        checksum = done.aar.with_name(done.aar.name + f".{extension}").read_text()
+        assert checksum == hashlib.new(extension, aar).hexdigest()
+    resolved = resolve_offline(repo, str(coordinates), tmp_path / "app")
+    assert resolved.returncode == 0, resolved.stdout[-3000:]
+    assert (tmp_path / "app/resolved/tensorflow-android-1.9.0-app1.aar").read_bytes() == aar
+
+    # A checksum that disagrees fails the strict client: the checksums are really read.
+    done.aar.with_name(done.aar.name + ".sha1").write_text("0" * 40)
+    broken = resolve_offline(repo, str(coordinates), tmp_path / "app2")
+    assert broken.returncode != 0
+    assert "checksum" in broken.stdout.lower()
+
+
+def test_a_second_version_is_listed_beside_the_first_and_a_published_version_never_changes(tmp_path):
+    repo = tmp_path / "repo"
+    first, second = (parse_coordinates(f"org.tensorflow:tensorflow-android:1.9.0-{n}") for n in ("a", "b"))
+    publish(b"one", repo, first, description="x", epoch=0)
+    publish(b"two", repo, second, description="x", epoch=0)
+    metadata = (repo / "org/tensorflow/tensorflow-android" / METADATA).read_text()
+    assert "<version>1.9.0-a</version>" in metadata and "<version>1.9.0-b</version>" in metadata
+    assert "<latest>1.9.0-b</latest>" in metadata and "<lastUpdated>19700101000000</lastUpdated>" in metadata
+    again = publish(b"one", repo, first, description="x", epoch=0)
+    assert again.written == ()
+    with pytest.raises(OutputPathError, match="already published with other bytes"):
+        publish(b"changed", repo, first, description="x", epoch=0)
+    assert (repo / first.version_dir / first.file_name("aar")).read_bytes() == b"one"
+
+
+def test_the_same_inputs_give_the_same_repository_bytes(tmp_path):
+    coordinates = default_coordinates("tensorflow", "1.9.0-rc0")
+    assert str(coordinates) == "org.tensorflow:tensorflow-android:1.9.0-rc0-tfbuild"
+    for run in ("a", "b"):
+        publish(b"aar", tmp_path / run, coordinates, description="x", epoch=1_700_000_000)
+    files = {path.relative_to(tmp_path / "a"): path.read_bytes() for path in (tmp_path / "a").rglob("*") if path.is_file()}
+    assert files == {path.relative_to(tmp_path / "b"): path.read_bytes()
+                     for path in (tmp_path / "b").rglob("*") if path.is_file()}
+    assert len(files) == 3 * (1 + len(CHECKSUMS))
+
+
+@pytest.mark.parametrize("text", ["a:b", "a:b:c:d", "a:../b:1", "a:b:1/2", ":b:1", "a b:c:1", "a:b:.."])
+def test_coordinates_that_are_not_group_artifact_version_are_refused(text):
+    with pytest.raises(ConfigError, match="is not GROUP:ARTIFACT:VERSION"):
+        parse_coordinates(text)
