@@ -31,6 +31,7 @@ from options checked by :mod:`.names`.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import shutil
@@ -339,6 +340,12 @@ def plan_host_jni_library(request: HostJniRequest, jdk_headers: dict[str, Path] 
     seen = request.work_dir_seen
     exports = render_export_file(JNI, "bfd", stem=api.library)
     sources = _sources(api, request.tree_src, seen, "", api.library, request.target)
+    slim = {source: _slim_guards(text) for source in api.jni_sources
+            if (text := (request.tree_root / source).read_text(encoding="utf-8", errors="replace"))
+            and _ANDROID_GUARD.search(text)}
+    sources = dataclasses.replace(sources, compiled=tuple(
+        (str(seen / (source.replace("/", "__"))) if source in slim else tree_source, obj)
+        for source, (tree_source, obj) in zip(api.jni_sources, sources.compiled, strict=True)))
     cxxflags = (*request.cxxflags, "-fPIC", f"-I{seen / JDK_INCLUDE_DIR}")
     duplicates = sorted(path for path, count in Counter(listed_paths(request.op_files_text)).items() if count > 1)
     allow = ("-Wl,--allow-multiple-definition",) if duplicates else ()
@@ -356,13 +363,35 @@ def plan_host_jni_library(request: HostJniRequest, jdk_headers: dict[str, Path] 
         *(GeneratedFile(request.work_dir / JDK_INCLUDE_DIR / name, path.read_text(encoding="utf-8"))
           for name, path in headers.items()),
         GeneratedFile(request.work_dir / exports.file_name, exports.text),
+        *(GeneratedFile(request.work_dir / source.replace("/", "__"), text) for source, text in slim.items()),
         *java_files(api, request.tree_root, request.work_dir.parent),
     )
     record = _record(api, file_name, "", request.arch, 0, None)
     note = Note("jni-library", f"{file_name} for {api.inference_class} on a Java VM ({request.target}), built "
                 f"from {len(api.jni_sources)} sources as {api.recipe} builds them, against the JDK's jni.h "
                 f"({headers['jni.h'].parent})")
-    return JniLibraryPlan(steps, generated, Artifact(seen / file_name, file_name, "shared-lib"), record, (note,))
+    notes = (note, *(Note("jni-library", (
+        f"{source} leaves out what the contrib Makefile's library lacks (the cc/ gradients, while loops, "
+        "SavedModel loader) only under __ANDROID__: compiled from a copy whose guards hold for IS_SLIM_BUILD "
+        "too, as later TensorFlow's own guards do")) for source in slim))
+    return JniLibraryPlan(steps, generated, Artifact(seen / file_name, file_name, "shared-lib"), record, notes)
+
+
+_ANDROID_GUARD = re.compile(
+    r"^[ \t]*#[ \t]*(ifdef|ifndef)[ \t]+__ANDROID__\b"
+    r"|^[ \t]*#[ \t]*if[ \t]+(!?)[ \t]*defined\(__ANDROID__\)[ \t]*$",
+    re.MULTILINE,
+)
+
+
+def _slim_guards(text: str) -> str:
+    """``text`` with each ``#ifdef __ANDROID__`` (and ``#ifndef``, ``#if [!]defined(__ANDROID__)``)
+    holding for ``IS_SLIM_BUILD`` too: a build of the Makefile's slim library off Android."""
+    def replace(match: re.Match[str]) -> str:
+        negated = match.group(1) == "ifndef" or match.group(2) == "!"
+        return ("#if !defined(__ANDROID__) && !defined(IS_SLIM_BUILD)" if negated
+                else "#if defined(__ANDROID__) || defined(IS_SLIM_BUILD)")
+    return _ANDROID_GUARD.sub(replace, text)
 
 
 def find_jdk_headers() -> dict[str, Path]:
