@@ -367,3 +367,17 @@ def _arguments(text: str, start: int, path: Path) -> tuple[list[str], int]:
             word.append(char)
         index += 1
     raise SourceTreeError(f"{path}: a command is not closed", hint="check the tree's recipe")
+
+
+_FULL_MESSAGE = re.compile(r"\bprotobuf::Message\s*&")
+
+
+def full_runtime_uses(root: Path, api: TreeJavaApi) -> tuple[str, ...]:
+    """Where the API's JNI sources take protobuf's full ``Message`` (``file:line``), which a build
+    for the lite runtime (``MessageLite`` only) cannot compile: r1.9's ``c_api.cc`` converts
+    messages to buffers through it; 1.15's takes ``MessageLite``."""
+    uses = []
+    for source in api.jni_sources:
+        text = (root / source).read_text(encoding="utf-8", errors="replace")
+        uses += [f"{source}:{text.count(chr(10), 0, found.start()) + 1}" for found in _FULL_MESSAGE.finditer(text)]
+    return tuple(uses)

@@ -110,7 +110,7 @@ from tfbuild.toolchain.tf_versions import ndk_majors_text, tree_requirements
 from tfbuild.tree.build_files.op_files_list import OP_FILES_LIST
 from tfbuild.tree.contrib_makefile import makefile_variables
 from tfbuild.tree.facts import MAKEFILE, MAKEFILE_DIR, TreeFacts
-from tfbuild.tree.java_api import TreeJavaApi
+from tfbuild.tree.java_api import TreeJavaApi, full_runtime_uses
 from tfbuild.tree.protobuf_rename import apply_protobuf_rename, plan_protobuf_rename
 
 __all__ = [
@@ -196,6 +196,13 @@ def plan(request: PlanRequest) -> BuildPlan:
     tree_api, wants_jni, api_note = choose_java_api(
         request.options.android.java_api, request.profile.platform, request.tree.root,
         library=request.options.android.jni_library)
+    if tree_api is not None and request.options.protobuf_runtime == "lite":
+        uses = full_runtime_uses(request.tree.root, tree_api)
+        if uses:
+            raise SourceTreeError(
+                f"{request.tree.root / uses[0]}: TensorFlow's Java API here takes protobuf's full Message, which "
+                "--protobuf-runtime lite leaves out",
+                hint="build it with the full protobuf runtime, or --java-api tfbuild with lite")
     jni = None
     if wants_jni and clang is not None:
         jni = makefile.jni_library(size, artifacts, tree_api)
