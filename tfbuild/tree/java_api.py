@@ -52,7 +52,6 @@ class JavaApiLayout:
 
     recipe: str
     library: str
-    version_script: str
     inference_class: str
     java_rule: JavaRule
 
@@ -85,7 +84,6 @@ class TreeJavaApi:
     """Relative to the tree, in the recipe's order (globs sorted, as CMake sorts them)."""
     defines: tuple[str, ...]
     """The ``-D`` words of the recipe's ``CMAKE_CXX_FLAGS`` (``-DIS_SLIM_BUILD``, ...)."""
-    version_script: str | None
     inference_class: str
     java_sources: tuple[JavaSource, ...]
     jni_classes: tuple[str, ...]
@@ -124,8 +122,7 @@ def read_java_api(root: Path) -> TreeJavaApi:
     if not any(source.path == _class_path(layout.inference_class) for source in java):
         raise SourceTreeError(f"{root}: {layout.inference_class} is not among the Java sources of {rule}",
                               hint=f"check {layout.java_rule.package}/BUILD")
-    script = layout.version_script if (root / layout.version_script).is_file() else None
-    return TreeJavaApi(layout.recipe, layout.library, sources, defines, script, layout.inference_class, java,
+    return TreeJavaApi(layout.recipe, layout.library, sources, defines, layout.inference_class, java,
                        _jni_classes(root, sources))
 
 

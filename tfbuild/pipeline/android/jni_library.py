@@ -44,7 +44,7 @@ from tfbuild import __version__
 from tfbuild.errors import ConfigError, ToolchainError
 from tfbuild.pipeline.android.names import JAVA_CLASS, TENSORFLOW_JNI_LIBRARY, JavaApi, jni_prefix
 from tfbuild.pipeline.android.ndk_clang import ClangToolchain, static_app
-from tfbuild.pipeline.exports import JNI, ExportFile, render_export_file
+from tfbuild.pipeline.exports import JNI, render_export_file
 from tfbuild.pipeline.linkflags import HEADER_DIRS
 from tfbuild.pipeline.notes import Note
 from tfbuild.pipeline.plan import AndroidJniRecord, AppliedSizeProfile, Artifact, GeneratedFile, Step
@@ -120,6 +120,10 @@ def plan_jni_library(request: JniLibraryRequest) -> JniLibraryPlan:
         system_libs=(), library_kinds=request.library_kinds, log_stub=None,
     )
     exports = render_export_file(JNI, "lld", stem=request.library)
+    # tfbuild's JNI export list also for the tree's API: it exports what the tree's version_script.lds
+    # does (Java_*, JNI_OnLoad, JNI_OnUnload), but names the two hooks as patterns, since no source
+    # of TensorFlow's API defines them and lld 16 and later refuse a version script naming a symbol
+    # the library lacks.
     seen = request.work_dir_seen
     library = seen / file_name
     link_map = f"{file_name}.map"
@@ -143,7 +147,7 @@ def plan_jni_library(request: JniLibraryRequest) -> JniLibraryPlan:
         "-Wl,--whole-archive", *map(str, request.whole_archive), "-Wl,--no-whole-archive",
         *map(str, request.archives),
         "-static-libstdc++", *(f"-Wl,--exclude-libs,{archive}" for archive in STATIC_RUNTIME),
-        _export_flag(request.tree_api, request.tree_src, exports, seen),
+        exports.link_flag(seen / exports.file_name),  # the tree's version_script.lds exports the same
         "-Wl,--gc-sections", "-Wl,--no-undefined", "-Wl,--as-needed", *allow, *packed,
         *request.toolchain.build.page_size_flags,
         *(flag for flag in request.size.ldflags if flag not in _DROPPED_LINK_FLAGS and flag != "-Wl,--gc-sections"),
@@ -262,14 +266,6 @@ def _compile_steps(cxx: str, cxxflags: tuple[str, ...], tree_src: PurePosixPath,
     return tuple(steps)
 
 
-def _export_flag(api: TreeJavaApi | None, tree_src: PurePosixPath, exports: ExportFile,
-                 seen: PurePosixPath) -> str:
-    """The tree's own version script for its API (what Bazel's rule links with), else tfbuild's."""
-    if api is not None and api.version_script is not None:
-        return exports.link_flag(tree_src / api.version_script)
-    return exports.link_flag(seen / exports.file_name)
-
-
 def java_files(api: TreeJavaApi | None, tree_root: Path | None, out_dir: Path) -> tuple[GeneratedFile, ...]:
     """The tree's Java API sources, copied beside the build's library (``java/<package path>``), so
     ``tfbuild aar`` compiles the classes of the very tree the library was built from."""
@@ -352,7 +348,7 @@ def plan_host_jni_library(request: HostJniRequest, jdk_headers: dict[str, Path] 
     link_argv = (
         request.cxx, "-shared", "-fPIC", "-o", str(seen / file_name), *sources.objects, f"-Wl,-soname,{file_name}",
         "-Wl,--whole-archive", *map(str, request.whole_archive), "-Wl,--no-whole-archive",
-        *map(str, request.archives), _export_flag(api, request.tree_src, exports, seen),
+        *map(str, request.archives), exports.link_flag(seen / exports.file_name),
         "-Wl,--no-undefined", *allow, *(f"-l{name}" for name in request.system_libs),
     )
     steps = (
