@@ -91,6 +91,29 @@ def read_recipe(tree: Path) -> Recipe:
     )
 
 
+def widen_android_guards(text: str) -> str:
+    """``text`` with r1.9's ``#ifdef __ANDROID__`` / ``#ifndef __ANDROID__`` holding for
+    ``IS_SLIM_BUILD`` too, as later TensorFlow's guards do: c_api.cc for the host's slim library."""
+    text = re.sub(r"^#ifndef __ANDROID__\b", "#if !defined(__ANDROID__) && !defined(IS_SLIM_BUILD)", text, flags=re.M)
+    return re.sub(r"^#ifdef __ANDROID__\b", "#if defined(__ANDROID__) || defined(IS_SLIM_BUILD)", text, flags=re.M)
+
+
+def host_sources(recipe: Recipe, work: Path) -> list[Path]:
+    """The recipe's sources for this machine: those with Android-only guards from a widened copy."""
+    sources = []
+    for source in recipe.sources:
+        text = source.read_text()
+        widened = widen_android_guards(text)
+        if widened == text:
+            sources.append(source)
+            continue
+        copy = work / "widened" / source.name
+        copy.parent.mkdir(parents=True, exist_ok=True)
+        copy.write_text(widened)
+        sources.append(copy)
+    return sources
+
+
 # --- GraphDefs, written in protobuf's wire format -------------------------------------------------
 
 
@@ -153,7 +176,7 @@ def built(pristine_trees, tmp_path_factory) -> Built:
     # The recipe's compile flags and include directories, then a shared-library link whose
     # exports are those of the tree's version script (as TensorFlow's Bazel rule links it).
     compile_and_link = [
-        "g++", *flags, "-shared", "-o", str(library), *(str(source) for source in recipe.sources),
+        "g++", *flags, "-shared", "-o", str(library), *(str(source) for source in host_sources(recipe, work)),
         f"-I{jdk / 'include'}", f"-I{jdk / 'include' / 'linux'}",
         *(f"-I{directory}" for directory in recipe.include_dirs),
         "-Wl,--whole-archive", *(str(out / name) for name in inputs.whole_archive), "-Wl,--no-whole-archive",
@@ -199,13 +222,17 @@ def test_the_recipe_names_the_trees_sources(tf1_tree):
 
 
 @pytest.mark.compiler
-def test_c_api_compiles_only_in_slim_or_mobile_builds(tf1_tree):
-    """As TensorFlow's c_api.cc: without IS_SLIM_BUILD (and off Android) it needs tensorflow/cc."""
-    c_api = str(tf1_tree / "tensorflow/c/c_api.cc")
-    common = ["g++", "-std=c++11", "-fsyntax-only", f"-I{tf1_tree}", c_api]
-    assert _run([*common, "-DIS_SLIM_BUILD"]).returncode == 0
-    full = _run(common)
-    assert full.returncode != 0 and "tensorflow/cc/framework/gradients.h" in full.stderr
+def test_c_api_compiles_on_this_machine_only_with_its_android_guards_widened(tf1_tree, tmp_path):
+    """As r1.9's c_api.cc: off Android it needs tensorflow/cc, IS_SLIM_BUILD or not."""
+    c_api = tf1_tree / "tensorflow/c/c_api.cc"
+    common = ["g++", "-std=c++11", "-DIS_SLIM_BUILD", "-fsyntax-only", f"-I{tf1_tree}"]
+    as_is = _run([*common, str(c_api)])
+    assert as_is.returncode != 0 and "tensorflow/cc/framework/gradients.h" in as_is.stderr
+    widened = tmp_path / "c_api.cc"
+    widened.write_text(widen_android_guards(c_api.read_text()))
+    assert widened.read_text() != c_api.read_text()
+    done = _run([*common, str(widened)])
+    assert done.returncode == 0, done.stderr[-3000:]
 
 
 @pytest.mark.compiler
@@ -336,7 +363,7 @@ def test_the_jni_sources_compile_with_the_ndk_for_arm64(tf1_tree, tmp_path, mini
         done = _run([str(clang), *flags, "-c", str(source), "-o", str(tmp_path / f"{source.stem}.o"),
                      *(f"-I{directory}" for directory in recipe.include_dirs)])
         assert done.returncode == 0, f"{source}: {done.stderr[-3000:]}"
-    # Without IS_SLIM_BUILD too: the Android compiler's __ANDROID__ makes it a mobile platform.
+    # Without IS_SLIM_BUILD too: r1.9's c_api.cc guards on the compiler's __ANDROID__.
     without = [flag for flag in flags if flag != "-DIS_SLIM_BUILD"]
     c_api = tf1_tree / "tensorflow/c/c_api.cc"
     done = _run([str(clang), *without, "-c", str(c_api), "-o", str(tmp_path / "c_api_mobile.o"), f"-I{tf1_tree}"])

@@ -65,9 +65,13 @@ does (``file(GLOB ...)`` of ``../jni/*.cc`` and ``tensorflow/java/src/main/nativ
 DataType, TensorFlow, SavedModelBundle, ``types.UInt8``) calls its natives in
 ``java/src/main/native`` (``Java_org_tensorflow_*``), which call a stand-in C API
 (``tensorflow/c/c_api.h``: TF_Graph, TF_GraphImportGraphDef, TF_SessionRun, TF_Tensor, ...) over
-the stand-in session above; ``c_api.cc`` compiles only with ``-DIS_SLIM_BUILD`` or an Android
-compiler (otherwise it includes ``tensorflow/cc`` headers the tree lacks, as TensorFlow's does), and
-there loading a SavedModel is Unimplemented. Errors keep TensorFlow's codes and the Java API's
+the stand-in session above; ``c_api.cc`` is guarded as r1.9's, ``#ifndef __ANDROID__`` around
+``tensorflow/cc`` headers the tree lacks (so off Android it compiles only from a copy whose guards
+also hold for ``IS_SLIM_BUILD``), loading a SavedModel is Unimplemented on Android, and it declares
+``MessageToBuffer(const protobuf::Message&, ...)`` (the full protobuf runtime). The Bazel side is
+there by name: ``contrib/android/BUILD``'s ``android_tensorflow_inference_java``
+(``glob(["java/**/*.java"]) + ["//tensorflow/java:java_sources"]``) and
+``libtensorflow_inference.so`` (``--version-script``), ``java/BUILD``'s ``java_sources``. Errors keep TensorFlow's codes and the Java API's
 exception classes: a run of an op without a kernel throws IllegalArgumentException("No OpKernel was
 registered to support Op 'Sqrt' used by node y"). ``contrib/android`` has
 ``TensorFlowInferenceInterface`` (which probes ``new RunStats()`` and then loads
@@ -133,6 +137,7 @@ JAVA_NATIVE_DIR = "tensorflow/java/src/main/native"  # the recipe's java_api_nat
 C_API_SOURCES = ("tensorflow/c/tf_status_helper.cc", "tensorflow/c/checkpoint_reader.cc",
                  "tensorflow/c/test_op.cc", "tensorflow/c/c_api.cc")
 JNI_LIBRARY = "tensorflow_inference"  # add_library(tensorflow_inference SHARED ...)
+JAVA_RULE = ("tensorflow/contrib/android", "android_tensorflow_inference_java")  # (package, name) in BUILD
 # build.gradle's java srcDirs; it excludes '**/examples/**' (JAVA_EXAMPLES_DIR).
 JAVA_API_DIRS = ("tensorflow/contrib/android/java", "tensorflow/java/src/main/java")
 JAVA_EXAMPLES_DIR = "tensorflow/java/src/main/java/org/tensorflow/examples"  # LabelImage.java

@@ -1,12 +1,13 @@
 /* Stand-in written for tfbuild's test trees: NOT TensorFlow's c_api.cc.
 
-The C API of c_api.h over the tree's stand-in C++ session. Guarded as
-TensorFlow's c_api.cc: outside mobile and slim builds it includes the C++
-API's gradients, SavedModel loader and distributed runtime (tensorflow/cc,
-which neither a real Makefile tree nor this one compiles), so it compiles only
-with -DIS_SLIM_BUILD (the Makefile's and the Android recipe's flags) or with an
-Android compiler (__ANDROID__, IS_MOBILE_PLATFORM); there loading a SavedModel
-is Unimplemented.
+The C API of c_api.h over the tree's stand-in C++ session. Guarded as r1.9's
+c_api.cc: off Android (#ifndef __ANDROID__) it includes the C++ API's
+gradients, SavedModel loader and distributed runtime (tensorflow/cc, which
+neither a real Makefile tree nor this one has), so it compiles only with an
+Android compiler, whatever the defines (-DIS_SLIM_BUILD does not help; later
+TensorFlow guards with !defined(IS_MOBILE_PLATFORM) && !defined(IS_SLIM_BUILD));
+on Android loading a SavedModel is Unimplemented. Like TensorFlow's, it declares
+MessageToBuffer over the full protobuf runtime's Message.
 ==============================================================================*/
 
 #include "tensorflow/c/c_api.h"
@@ -20,22 +21,26 @@ is Unimplemented.
 #include <utility>
 #include <vector>
 
-// Required for IS_MOBILE_PLATFORM
-#include "tensorflow/core/platform/platform.h"  // NOLINT
-
-#if !defined(IS_MOBILE_PLATFORM) && !defined(IS_SLIM_BUILD)
+#ifndef __ANDROID__
 #include "tensorflow/cc/framework/gradients.h"
 #include "tensorflow/cc/saved_model/loader.h"
 #include "tensorflow/core/distributed_runtime/server_lib.h"
-#endif  // !defined(IS_MOBILE_PLATFORM) && !defined(IS_SLIM_BUILD)
+#endif
 #include "tensorflow/c/c_api_internal.h"
 #include "tensorflow/core/framework/graph.pb.h"
 #include "tensorflow/core/framework/tensor.h"
 #include "tensorflow/core/lib/core/errors.h"
+#include "tensorflow/core/platform/env.h"
 #include "tensorflow/core/public/session.h"
 #include "tensorflow/core/public/version.h"
 
 extern "C" const char* TfStandinRegisteredOps();
+
+namespace tensorflow {
+// Serializes a proto into a TF_Buffer, as TensorFlow's c_api.cc does for GraphDefs and
+// OpLists; it takes the full runtime's Message. The stand-in's protos are no Messages.
+Status MessageToBuffer(const tensorflow::protobuf::Message& in, TF_Buffer* out);
+}  // namespace tensorflow
 
 using tensorflow::DataType;
 using tensorflow::NodeDef;
@@ -503,10 +508,9 @@ TF_Session* TF_LoadSessionFromSavedModel(const TF_SessionOptions* session_option
                                          const TF_Buffer* run_options, const char* export_dir,
                                          const char* const* tags, int tags_len, TF_Graph* graph,
                                          TF_Buffer* meta_graph_def, TF_Status* status) {
-#if defined(IS_MOBILE_PLATFORM) || defined(IS_SLIM_BUILD)
+#ifdef __ANDROID__
   status->status = tensorflow::errors::Unimplemented(
-      "Loading a SavedModel is not supported on mobile (", export_dir,
-      "): this is a slim build of the stand-in C API");
+      "Loading a SavedModel is not supported in Android (", export_dir, ")");
   return nullptr;
 #else
   status->status = tensorflow::LoadSavedModelStandin(export_dir);

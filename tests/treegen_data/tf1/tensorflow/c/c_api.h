@@ -273,7 +273,7 @@ typedef struct TF_Session TF_Session;
 
 TF_CAPI_EXPORT extern TF_Session* TF_NewSession(TF_Graph* graph, const TF_SessionOptions* opts,
                                                 TF_Status* status);
-// Loading a SavedModel: Unimplemented in mobile and slim builds, as in TensorFlow.
+// Loading a SavedModel: Unimplemented on Android, as in TensorFlow 1.x.
 TF_CAPI_EXPORT extern TF_Session* TF_LoadSessionFromSavedModel(
     const TF_SessionOptions* session_options, const TF_Buffer* run_options,
     const char* export_dir, const char* const* tags, int tags_len, TF_Graph* graph,

@@ -5,7 +5,7 @@ package org.tensorflow;
 /**
  * A SavedModel loaded into a {@link Graph} and a {@link Session}, with its MetaGraphDef.
  *
- * <p>Not available in mobile builds: {@link #load(String, String...)} throws
+ * <p>Not available on Android: {@link #load(String, String...)} throws
  * UnsupportedOperationException there, as the C API refuses to load SavedModels.
  */
 public class SavedModelBundle implements AutoCloseable {
@@ -13,7 +13,7 @@ public class SavedModelBundle implements AutoCloseable {
   /**
    * Loads the SavedModel in {@code exportDir}, the MetaGraphDef tagged {@code tags}.
    *
-   * @throws UnsupportedOperationException in mobile builds.
+   * @throws UnsupportedOperationException on Android.
    */
   public static SavedModelBundle load(String exportDir, String... tags) {
     return load(exportDir, tags, null, null);

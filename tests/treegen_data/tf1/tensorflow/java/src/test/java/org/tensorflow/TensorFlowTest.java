@@ -26,12 +26,12 @@ public class TensorFlowTest {
   }
 
   @Test
-  public void savedModelsAreNotForMobileBuilds() {
+  public void savedModelsAreNotForAndroid() {
     try {
       SavedModelBundle.load("/nonexistent", "serve");
-      fail("a slim build loaded a SavedModel");
+      fail("a SavedModel was loaded off its platform");
     } catch (UnsupportedOperationException e) {
-      assertTrue(e.getMessage(), e.getMessage().contains("Loading a SavedModel is not supported on mobile"));
+      assertTrue(e.getMessage(), e.getMessage().contains("Loading a SavedModel is not supported in Android"));
     }
   }
 }
