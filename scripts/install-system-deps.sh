@@ -4,7 +4,8 @@
 # running cross-built programs, clang/lld/llvm 19 for the Android NDK stand-in
 # (../shared/android-ndk-mini, whose bin/ scripts run them), debootstrap + docker.io for
 # toolchain images, npm for Bazel, chromium to render the size report's HTML page headless;
-# aapt (with aapt2), android-framework-res and a JDK to build and validate the Android AAR;
+# aapt (with aapt2), android-framework-res and a JDK to build and validate the Android AAR, junit4 to
+# run the test trees' Java API tests and maven;
 # nginx-light (with its WebDAV module), the HTTP cache server the remote-cache tests start on
 # loopback for ccache and Bazel; redis-server, ccache's other remote storage.
 # Safe to run again; uses sudo when not root.
@@ -18,7 +19,7 @@ packages=(
   clang-19 lld-19 llvm-19
   docker.io debootstrap
   chromium
-  aapt android-framework-res default-jdk-headless
+  aapt android-framework-res default-jdk-headless junit4 maven
   nginx-light redis-server
 )
 missing=()

@@ -53,6 +53,34 @@ benchmark also links ``tools/benchmark/benchmark_model.cc``, whose ``ReadTextPro
 takes env.h's one overload (the full ``Message``), as TensorFlow's does; after the kernel and
 op lines the benchmark prints ``protobuf runtime: full|lite`` and ``text protos: <status>``.
 
+The tf1 tree also carries TensorFlow 1.x's Android Java API and its recipe, at their r1.9 paths
+(constants ``CMAKE_RECIPE`` ... ``DEMO_SOURCES`` below), all written for the tests (stand-ins with
+TensorFlow's paths, class names, public signatures, native method names and JNI symbols):
+``tensorflow/contrib/android/cmake/CMakeLists.txt`` builds ``libtensorflow_inference.so`` as r1.9's
+does (``file(GLOB ...)`` of ``../jni/*.cc`` and ``tensorflow/java/src/main/native/*.cc``, the four
+``tensorflow/c`` sources, ``-DIS_SLIM_BUILD`` and the protobuf defines, ``lib_tf``/``lib_proto``/
+``lib_nsync`` from ``contrib/makefile/gen``), and ``build.gradle`` beside it compiles
+``contrib/android/java`` and ``java/src/main/java`` less ``**/examples/**``. The Java API
+(``org.tensorflow``: Graph, Session, Tensor, Tensors, Operation, OperationBuilder, Output, Shape,
+DataType, TensorFlow, SavedModelBundle, ``types.UInt8``) calls its natives in
+``java/src/main/native`` (``Java_org_tensorflow_*``), which call a stand-in C API
+(``tensorflow/c/c_api.h``: TF_Graph, TF_GraphImportGraphDef, TF_SessionRun, TF_Tensor, ...) over
+the stand-in session above; ``c_api.cc`` is guarded as r1.9's, ``#ifndef __ANDROID__`` around
+``tensorflow/cc`` headers the tree lacks (so off Android it compiles only from a copy whose guards
+also hold for ``IS_SLIM_BUILD``), loading a SavedModel is Unimplemented on Android, and it declares
+``MessageToBuffer(const protobuf::Message&, ...)`` (the full protobuf runtime). The Bazel side is
+there by name: ``contrib/android/BUILD``'s ``android_tensorflow_inference_java``
+(``glob(["java/**/*.java"]) + ["//tensorflow/java:java_sources"]``) and
+``libtensorflow_inference.so`` (``--version-script``), ``java/BUILD``'s ``java_sources``. Errors keep TensorFlow's codes and the Java API's
+exception classes: a run of an op without a kernel throws IllegalArgumentException("No OpKernel was
+registered to support Op 'Sqrt' used by node y"). ``contrib/android`` has
+``TensorFlowInferenceInterface`` (which probes ``new RunStats()`` and then loads
+``tensorflow_inference``) and ``RunStats`` with ``jni/run_stats_jni.cc`` (a stand-in
+``core/util/stat_summarizer.h``) and ``jni/version_script.lds``. ``java/src/test/java`` holds JUnit 4
+tests of the API that pass against a build whose library has Placeholder and Identity kernels, and
+``examples/android/src`` the demo's classifier and detectors (Java API plus ``android.*``;
+``tests/android_java.py`` writes stubs and host stand-ins of those classes). The Java is Java 8.
+
 Op definitions are stated twice, as in TensorFlow: the ``REGISTER_OP`` calls of
 ``tensorflow/core/ops/*.cc`` and the golden ``tensorflow/core/ops/ops.pbtxt`` (an ``OpList`` in
 text format, without the ``_``-named ops). The tf1 golden holds those ops' blocks as a real TF
@@ -98,6 +126,31 @@ OPS_TO_REGISTER_H = "tensorflow/core/framework/ops_to_register.h"
 BAZEL_KERNELS_TARGET = {"android": "//tensorflow/core/kernels:android_tensorflow_kernels",
                         "portable": "//tensorflow/core/kernels:portable_tensorflow_kernels"}
 BAZEL_BENCHMARK_TARGET = "//tensorflow/tools/benchmark:benchmark_model"
+
+# The tf1 tree's Android Java API and the recipe of its JNI library (r1.9 paths).
+CMAKE_RECIPE = "tensorflow/contrib/android/cmake/CMakeLists.txt"
+GRADLE_RECIPE = "tensorflow/contrib/android/cmake/build.gradle"
+ANDROID_JNI_DIR = "tensorflow/contrib/android/jni"  # the recipe's ../jni/*.cc
+JNI_VERSION_SCRIPT = "tensorflow/contrib/android/jni/version_script.lds"
+JAVA_NATIVE_DIR = "tensorflow/java/src/main/native"  # the recipe's java_api_native_sources glob
+# The C API sources the recipe's add_library names, in its order.
+C_API_SOURCES = ("tensorflow/c/tf_status_helper.cc", "tensorflow/c/checkpoint_reader.cc",
+                 "tensorflow/c/test_op.cc", "tensorflow/c/c_api.cc")
+JNI_LIBRARY = "tensorflow_inference"  # add_library(tensorflow_inference SHARED ...)
+JAVA_RULE = ("tensorflow/contrib/android", "android_tensorflow_inference_java")  # (package, name) in BUILD
+# build.gradle's java srcDirs; it excludes '**/examples/**' (JAVA_EXAMPLES_DIR).
+JAVA_API_DIRS = ("tensorflow/contrib/android/java", "tensorflow/java/src/main/java")
+JAVA_EXAMPLES_DIR = "tensorflow/java/src/main/java/org/tensorflow/examples"  # LabelImage.java
+INFERENCE_INTERFACE_CLASS = "org.tensorflow.contrib.android.TensorFlowInferenceInterface"
+JAVA_TESTS_DIR = "tensorflow/java/src/test/java"
+JAVA_TEST_CLASSES = ("org.tensorflow.GraphTest", "org.tensorflow.OperationBuilderTest",
+                     "org.tensorflow.OperationTest", "org.tensorflow.SessionTest", "org.tensorflow.ShapeTest",
+                     "org.tensorflow.TensorFlowTest", "org.tensorflow.TensorTest")
+JAVA_TEST_COUNT = 41  # @Test methods in JAVA_TEST_CLASSES
+DEMO_SOURCES_DIR = "tensorflow/examples/android/src"
+DEMO_SOURCES = tuple(f"{DEMO_SOURCES_DIR}/org/tensorflow/demo/{name}.java" for name in (
+    "Classifier", "TensorFlowImageClassifier", "TensorFlowMultiBoxDetector", "TensorFlowYoloDetector",
+    "env/Logger", "env/SplitTimer"))
 
 TF1_BAZEL_VERSIONS = ("0.19.0", "0.20.0")  # check_bazel_version(min, max) in configure.py
 TF1_NDK_MAJORS = tuple(range(10, 19))  # _SUPPORTED_ANDROID_NDK_VERSIONS in configure.py

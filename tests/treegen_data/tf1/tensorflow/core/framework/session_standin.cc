@@ -1,7 +1,7 @@
 /* Stand-in written for tfbuild's test trees: the session of public/session.h.
 
-GraphDef's wire format read by hand (the stand-in has no protobuf runtime),
-ReadBinaryProto, DataType names and sizes, and a Session that evaluates
+GraphDef's wire format read and written by hand (the stand-in has no protobuf
+runtime), ReadBinaryProto, DataType names and sizes, and a Session that evaluates
 Placeholder (from the feeds) and Identity (its input, once the library has an
 Identity kernel for the CPU), fetching "node" or "node:0".
 ==============================================================================*/
@@ -17,6 +17,7 @@ Identity kernel for the CPU), fetching "node" or "node:0".
 
 #include "tensorflow/core/framework/graph.pb.h"
 #include "tensorflow/core/framework/tensor.h"
+#include "tensorflow/core/lib/core/errors.h"
 #include "tensorflow/core/platform/env.h"
 #include "tensorflow/core/public/session.h"
 
@@ -39,14 +40,18 @@ class Wire {
     }
     return false;
   }
-  // The next field: its number, and for a length-delimited one its bytes.
-  bool Field(int* number, std::string* bytes) {
+  // The next field: its number, for a length-delimited one its bytes, and for
+  // a varint its value.
+  bool Field(int* number, std::string* bytes, std::uint64_t* varint = nullptr) {
     std::uint64_t key = 0, value = 0;
     if (!Varint(&key)) return false;
     *number = static_cast<int>(key >> 3);
     bytes->clear();
     switch (key & 7) {
-      case 0: return Varint(&value);
+      case 0:
+        if (!Varint(&value)) return false;
+        if (varint != nullptr) *varint = value;
+        return true;
       case 1: return Skip(8);
       case 5: return Skip(4);
       case 2:
@@ -116,22 +121,98 @@ class StandinSession : public Session {
       return Status::OK();
     }
     const auto found = nodes_.find(name);
-    if (found == nodes_.end()) return Status("Tensor " + name + ":0, specified in either feed_devices or fetch_devices was not found in the Graph");
+    if (found == nodes_.end()) {
+      return errors::InvalidArgument("Tensor ", name, ":0, specified in either feed_devices or fetch_devices was not found in the Graph");
+    }
     const NodeDef& node = found->second;
     if (node.op == "Placeholder") {
-      return Status("You must feed a value for placeholder tensor '" + name + "'");
+      return errors::InvalidArgument("You must feed a value for placeholder tensor '", name, "'");
     }
     if (!HasCpuKernel(node.op)) {
-      return Status("No OpKernel was registered to support Op '" + node.op + "' used by node " + name);
+      return errors::InvalidArgument("No OpKernel was registered to support Op '", node.op, "' used by node ", name);
     }
     if (node.op != "Identity" || node.inputs.empty() || depth > 1000) {
-      return Status("the stand-in session computes only Identity, not " + node.op + " (node " + name + ")");
+      return Status(error::UNIMPLEMENTED,
+                    "the stand-in session computes only Identity, not " + node.op + " (node " + name + ")");
     }
     return Evaluate(NodeName(node.inputs[0]), fed, depth + 1, value);
   }
 
   std::map<std::string, NodeDef> nodes_;
 };
+
+// TensorShapeProto: dim (2) { size (1) }, unknown_rank (3).
+bool ParseShape(const std::string& bytes, NodeDef* node) {
+  Wire shape(bytes.data(), bytes.data() + bytes.size());
+  int number = 0;
+  std::string field;
+  std::uint64_t value = 0;
+  node->has_shape = true;
+  while (!shape.done()) {
+    if (!shape.Field(&number, &field, &value)) return false;
+    if (number == 3) node->unknown_rank = value != 0;
+    if (number != 2) continue;
+    Wire dim(field.data(), field.data() + field.size());
+    std::string unused;
+    std::int64_t size = -1;
+    while (!dim.done()) {
+      if (!dim.Field(&number, &unused, &value)) return false;
+      if (number == 1) size = static_cast<std::int64_t>(value);
+    }
+    node->shape.push_back(size);
+  }
+  return true;
+}
+
+// One entry of NodeDef's attr map: key (1), AttrValue (2) whose type is field 6
+// and shape field 7.
+bool ParseAttr(const std::string& bytes, NodeDef* node) {
+  Wire entry(bytes.data(), bytes.data() + bytes.size());
+  int number = 0;
+  std::string field, key, value_bytes;
+  while (!entry.done()) {
+    if (!entry.Field(&number, &field)) return false;
+    if (number == 1) key = field;
+    if (number == 2) value_bytes = field;
+  }
+  Wire value(value_bytes.data(), value_bytes.data() + value_bytes.size());
+  std::uint64_t varint = 0;
+  while (!value.done()) {
+    if (!value.Field(&number, &field, &varint)) return false;
+    if (number == 6 && (key == "dtype" || (key == "T" && node->dtype == DT_INVALID))) {
+      node->dtype = static_cast<DataType>(varint);
+      node->dtype_attr = key;
+    }
+    if (number == 7 && key == "shape" && !ParseShape(field, node)) return false;
+  }
+  return true;
+}
+
+void PutVarint(std::uint64_t value, std::string* out) {
+  while (value >= 0x80) {
+    out->push_back(static_cast<char>((value & 0x7f) | 0x80));
+    value >>= 7;
+  }
+  out->push_back(static_cast<char>(value));
+}
+
+void PutBytes(int number, const std::string& bytes, std::string* out) {
+  PutVarint(static_cast<std::uint64_t>(number) << 3 | 2, out);
+  PutVarint(bytes.size(), out);
+  out->append(bytes);
+}
+
+void PutInt(int number, std::uint64_t value, std::string* out) {
+  PutVarint(static_cast<std::uint64_t>(number) << 3, out);
+  PutVarint(value, out);
+}
+
+std::string AttrEntry(const std::string& key, const std::string& value) {
+  std::string entry;
+  PutBytes(1, key, &entry);
+  PutBytes(2, value, &entry);
+  return entry;
+}
 
 }  // namespace
 
@@ -151,8 +232,39 @@ bool GraphDef::ParseFromString(const std::string& bytes) {
       if (number == 1) node.name = value;
       if (number == 2) node.op = value;
       if (number == 3) node.inputs.push_back(value);
+      if (number == 4) node.device = value;
+      if (number == 5 && !ParseAttr(value, &node)) return false;
     }
     nodes_.push_back(node);
+  }
+  return true;
+}
+
+bool GraphDef::SerializeToString(std::string* bytes) const {
+  bytes->clear();
+  for (const NodeDef& node : nodes_) {
+    std::string out;
+    PutBytes(1, node.name, &out);
+    PutBytes(2, node.op, &out);
+    for (const std::string& input : node.inputs) PutBytes(3, input, &out);
+    if (!node.device.empty()) PutBytes(4, node.device, &out);
+    if (node.dtype != DT_INVALID) {
+      std::string type;
+      PutInt(6, static_cast<std::uint64_t>(node.dtype), &type);
+      PutBytes(5, AttrEntry(node.dtype_attr.empty() ? "dtype" : node.dtype_attr, type), &out);
+    }
+    if (node.has_shape) {
+      std::string shape, value;
+      if (node.unknown_rank) PutInt(3, 1, &shape);
+      for (int64 size : node.shape) {
+        std::string dim;
+        PutInt(1, static_cast<std::uint64_t>(size), &dim);
+        PutBytes(2, dim, &shape);
+      }
+      PutBytes(7, shape, &value);
+      PutBytes(5, AttrEntry("shape", value), &out);
+    }
+    PutBytes(1, out, bytes);
   }
   return true;
 }
