@@ -264,3 +264,26 @@ def javac(sources: list[Path], out: Path, classpath: tuple[Path, ...] = ()) -> s
     if classpath:
         command += ["-cp", ":".join(str(path) for path in classpath)]
     return subprocess.run([*command, *(str(path) for path in sources)], capture_output=True, text=True)
+
+
+def _varint(value: int) -> bytes:
+    out = bytearray()
+    while value >= 0x80:
+        out.append(value & 0x7F | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
+
+
+def _field(number: int, payload: bytes) -> bytes:
+    return _varint(number << 3 | 2) + _varint(len(payload)) + payload
+
+
+def graph_def(op: str) -> bytes:
+    """A GraphDef: a float [2, 3] Placeholder ``x`` and ``y = op(x)``."""
+    dt_float = _varint(6 << 3) + _varint(1)  # AttrValue.type = DT_FLOAT
+    shape = _field(7, _field(2, _field(1, b"") + _varint(1 << 3) + _varint(2)) + _field(2, _varint(1 << 3) + _varint(3)))
+    x = (_field(1, b"x") + _field(2, b"Placeholder") + _field(5, _field(1, b"dtype") + _field(2, dt_float))
+         + _field(5, _field(1, b"shape") + _field(2, shape)))
+    y = _field(1, b"y") + _field(2, op.encode()) + _field(3, b"x") + _field(5, _field(1, b"T") + _field(2, dt_float))
+    return _field(1, x) + _field(1, y)

@@ -42,7 +42,8 @@ def android_builds(pristine_trees, tmp_path_factory, mini_ndk) -> dict[str, Path
     for target in ABIS:
         out = root / f"out-{target}"
         code = main(["build", "--source", str(tree), "--model", str(model), "--out", str(out), "--target", target,
-                     "--flavour", "makefile", "--ndk", str(mini_ndk), "--local", "--jobs", "2"])
+                     "--flavour", "makefile", "--ndk", str(mini_ndk), "--local", "--jobs", "2",
+                     "--java-api", "tfbuild"])
         assert code == 0, target
         outs[target] = out
     return outs

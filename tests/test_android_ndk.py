@@ -281,7 +281,9 @@ def test_the_makefile_takes_a_clang_only_ndk_and_says_so(tf1_tree, const_model, 
     # Const's one kernel is registered with the slim type set: the plan takes it and says why.
     assert "ANDROID_TYPES=-D__ANDROID_TYPES_SLIM__" in make
     assert "note: mobile types: __ANDROID_TYPES_SLIM__: every kernel the models need (1 for 1 ops)" in text
-    assert "note: JNI library: libtensorflow_inference.so for org.tensorflow.tfbuild.TensorFlowInference" in text
+    # The tree has TensorFlow's own Android Java API and its recipe: by default the JNI library is that.
+    assert ("note: JNI library: libtensorflow_inference.so for org.tensorflow.contrib.android."
+            "TensorFlowInferenceInterface (the tree's, from tensorflow/contrib/android/cmake/CMakeLists.txt)") in text
     # The stand-in's libc++abi was built against a libc that has __cxa_thread_atexit_impl: said before the build.
     abi = prebuilt / "sysroot/usr/lib/aarch64-linux-android/libc++abi.a"
     assert f"note: Android NDK: {abi} references __cxa_thread_atexit_impl strongly; bionic has it from API 23" in text
@@ -363,7 +365,7 @@ def test_a_local_makefile_build_with_the_clang_only_ndk(tf1_tree, const_model, m
     min_sdk = 23 if target == "android-arm64" else 21
     code = main(["build", "--source", str(tf1_tree), "--model", str(const_model), "--out", str(out),
                  "--target", target, "--flavour", "makefile", "--ndk", str(mini_ndk), "--local", "--jobs", "2",
-                 "--ndk-api-level", str(min_sdk)])
+                 "--ndk-api-level", str(min_sdk), "--java-api", "tfbuild"])
     assert code == 0, capsys.readouterr().err[-3000:]
     readelf = inspect_ndk(mini_ndk).prebuilt() / "bin" / "llvm-readelf"
     for archive in ("libtensorflow-core.a", "libprotobuf.a", "libnsync.a"):

@@ -31,7 +31,7 @@ VOCABULARY = {
     "--default-ops", "--granularity", "--tag", "--signature", "--export", "--jni", "--ref", "--nm",
     # Android, images, caches
     "--sdk", "--ndk", "--api-level", "--build-tools", "--ndk-api-level", "--mobile-types", "--java-package",
-    "--jni-library", "--base-image", "--cache-prefix", "--remote-cache", "--distcc-host", "--suite", "--mirror",
+    "--jni-library", "--java-api", "--maven-repo", "--coordinates", "--android-jar", "--runner", "--base-image", "--cache-prefix", "--remote-cache", "--distcc-host", "--suite", "--mirror",
     "--base", "--build-arg",
     # verify
     "--tolerance", "--seed", "--input-shape", "--intermediates",
