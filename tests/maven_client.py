@@ -3,7 +3,8 @@ repository on disk: what a Gradle or Maven build does with ``maven { url 'file:.
 
 Maven never reaches the network here: ``-o`` (offline), with ``file`` allowed as an offline
 protocol, its plugins from Debian's ``/usr/share/maven-repo``, a private local repository, and
-``-C`` (strict checksums: an artifact whose ``.sha1``/``.md5`` disagree fails)."""
+the repository's checksum policy ``fail`` (an artifact whose ``.sha1``/``.md5`` disagree, or
+that has none, fails; Debian's own plugin repository has no checksums, so ``-C`` cannot be global)."""
 
 from __future__ import annotations
 
@@ -36,10 +37,11 @@ def resolve_offline(repository: Path, coordinates: str, work: Path, *, packaging
     (work / "pom.xml").write_text(f"""<project xmlns="http://maven.apache.org/POM/4.0.0">
 <modelVersion>4.0.0</modelVersion><groupId>app</groupId><artifactId>app</artifactId><version>1</version>
 <packaging>pom</packaging>
-<repositories><repository><id>tfbuild</id><url>{repository.resolve().as_uri()}</url></repository></repositories>
+<repositories><repository><id>tfbuild</id><url>{repository.resolve().as_uri()}</url>
+<releases><checksumPolicy>fail</checksumPolicy></releases></repository></repositories>
 <dependencies><dependency><groupId>{group}</groupId><artifactId>{artifact}</artifactId><version>{version}</version>
 <type>{packaging}</type></dependency></dependencies></project>""")
-    argv = ["mvn", "-o", "-B", "-C", "-s", str(work / "settings.xml"), "-f", str(work / "pom.xml"),
+    argv = ["mvn", "-o", "-B", "-s", str(work / "settings.xml"), "-f", str(work / "pom.xml"),
             "-Daether.offline.protocols=file", f"-Dmaven.repo.local={work / 'local'}",
             f"{DEPENDENCY_PLUGIN}:copy-dependencies", f"-DoutputDirectory={work / 'resolved'}"]
     return subprocess.run(argv, capture_output=True, text=True, timeout=300)

@@ -264,6 +264,7 @@ def test_the_drop_in_aar_holds_the_trees_api_for_three_abis(android_builds, pris
         assert {f"jni/{abi}/libtensorflow_inference.so" for abi in ABIS.values()} <= names
         manifest_xml = archive.read("AndroidManifest.xml").decode()
         proguard = archive.read("proguard.txt").decode()
+        archive.extractall(tmp_path / "unpacked")
         (tmp_path / "classes.jar").write_bytes(archive.read("classes.jar"))
     assert 'package="org.tensorflow.contrib.android"' in manifest_xml
     assert "-keep class org.tensorflow.TensorFlowException { *; }" in proguard
@@ -273,7 +274,7 @@ def test_the_drop_in_aar_holds_the_trees_api_for_three_abis(android_builds, pris
     assert {INTERFACE_CLASS, "org/tensorflow/Session.class", "org/tensorflow/types/UInt8.class"} <= classes
     assert not any(name.startswith("android/") for name in classes)  # the stand-ins stay out
     assert int.from_bytes(interface[6:8], "big") == 52  # Java 8 bytecode
-    assert_aapt2_links(tmp_path / "manifest-check", aar)
+    assert_aapt2_links(tmp_path / "unpacked" / "AndroidManifest.xml", tmp_path / "check.apk")
 
     # The demo-shaped app sources compile unchanged against the AAR's classes.jar.
     stubs = android_java.write_compile_stubs(tmp_path / "android-stubs")
