@@ -19,7 +19,7 @@ from tfbuild.cache import CACHE_DIR_ENV, cache_dir
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 # Fixtures that test modules share, defined beside the helpers that build their data.
-pytest_plugins = ["modelgen", "android_ndk"]
+pytest_plugins = ["modelgen", "android_ndk", "docker_stand_in"]
 
 
 def _docker_ready() -> str | None:
