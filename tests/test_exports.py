@@ -88,7 +88,7 @@ def link_shared(tmp_path: Path, name: str, ldflags: list[str]) -> Path:
 def test_the_jni_version_script_exports_only_jni_symbols_and_lets_gc_drop_the_rest(tmp_path, linker):
     select = ["-fuse-ld=gold"] if linker == "gold" else []
     if subprocess.run(["g++", *select, "-Wl,--version"], capture_output=True).returncode != 0:
-        missing_part(f"g++ cannot link with {linker} here (apt-get install binutils)")
+        missing_part(f"g++ cannot link with {linker} here (apt-get install binutils; binutils-gold from Debian 13)")
     export_file = render_export_file(JNI, linker)
     script = tmp_path / export_file.file_name
     script.write_text(export_file.text)
