@@ -6,14 +6,17 @@ arm64-v8a and armeabi-v7a code (API 21 only), so tfbuild reads it as it reads an
 ``mini_ndk`` fixture unpacks it into ``<cache>/ndk/android-ndk-r26-mini-<archive digest>/``
 under the session's tfbuild cache, whose ``ndk`` directory is the machine's own (see
 ``conftest._session_cache``): later sessions reuse it, and a changed archive gets a new
-directory. It skips only when ``../shared/android-ndk-mini`` is absent. Its compilers run
-Debian's clang-19, lld-19 and llvm-19, and static programs they build run under qemu-user
-(``scripts/install-system-deps.sh``): tests that compile or run are marked ``android_ndk``.
+directory. Where the archive is absent the tests that use it are skipped, and fail under
+``CI=true`` (conftest's ``missing_part``); ``$TFBUILD_TEST_SHARED_DIR`` names another directory in
+place of ``../shared`` (``/nonexistent`` runs the suite as on a machine without one). Its
+compilers run Debian's clang-19, lld-19 and llvm-19, and static programs they build run under
+qemu-user (``scripts/install-system-deps.sh``): tests that compile or run are marked ``android_ndk``.
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
 import shutil
 import subprocess
 import tempfile
@@ -22,7 +25,10 @@ from pathlib import Path
 import pytest
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
-MINI_NDK_DIR = REPO_ROOT.parent / "shared" / "android-ndk-mini"
+SHARED_DIR_ENV = "TFBUILD_TEST_SHARED_DIR"
+SHARED_DIR = Path(os.environ.get(SHARED_DIR_ENV) or REPO_ROOT.parent / "shared")
+"""Test parts kept beside the checkout, not in it."""
+MINI_NDK_DIR = SHARED_DIR / "android-ndk-mini"
 MINI_NDK_ARCHIVE = MINI_NDK_DIR / "android-ndk-r26-mini.tar.xz"
 MINI_NDK_NAME = "android-ndk-r26-mini"
 MINI_NDK_TOOLS = ("clang-19", "clang++-19", "ld.lld-19", "llvm-ar-19")
@@ -59,6 +65,9 @@ def unpack_mini_ndk(cache: Path, archive: Path = MINI_NDK_ARCHIVE) -> Path:
 def mini_ndk(_session_cache: Path) -> Path:
     """The unpacked stand-in NDK (read-only by convention: it is shared across sessions), by its
     real path, as tfbuild's options resolve it."""
-    if not MINI_NDK_DIR.exists():
-        pytest.skip(f"{MINI_NDK_DIR} is absent (the Android NDK stand-in)")
+    if not MINI_NDK_ARCHIVE.is_file():
+        from conftest import missing_part
+
+        missing_part(f"{MINI_NDK_ARCHIVE} is absent (the Android NDK stand-in; ${SHARED_DIR_ENV} names "
+                     "another directory in place of ../shared)")
     return unpack_mini_ndk(_session_cache).resolve()

@@ -3,7 +3,9 @@
 Tests that need a real external part (Docker engine, Bazel, cross compilers, g++ against
 TensorFlow's headers) carry a marker. Where the part is missing they are skipped on a
 developer's machine, but in CI (``CI=true``), which installs every part, a missing part is a
-failure: a green CI must mean the real thing ran.
+failure: a green CI must mean the real thing ran. A part a test can only find out about while
+it runs (a linker mode, the NDK stand-in, an installed venv) goes through the same rule:
+:func:`missing_part`, the only place a test skips for want of something.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import os
 import shutil
 import subprocess
 from pathlib import Path
+from typing import NoReturn
 
 import pytest
 
@@ -19,7 +22,7 @@ from tfbuild.cache import CACHE_DIR_ENV, cache_dir
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 # Fixtures that test modules share, defined beside the helpers that build their data.
-pytest_plugins = ["modelgen", "android_ndk"]
+pytest_plugins = ["modelgen", "android_ndk", "docker_stand_in"]
 
 
 def _docker_ready() -> str | None:
@@ -153,11 +156,21 @@ def _missing_part(item) -> tuple[str, str] | None:
     return None
 
 
+def in_ci() -> bool:
+    """Whether this run is CI's (``CI=true``), which installs every part the suite needs."""
+    return os.environ.get("CI", "").lower() in ("1", "true", "yes")
+
+
+def missing_part(reason: str, *, needed_by: str = "this test") -> NoReturn:
+    """The one CI rule: skip the test for want of a part of the machine (``reason`` names it and
+    how to get it), or, under ``CI=true``, fail it. Every skip of the suite goes through here."""
+    if in_ci():
+        pytest.fail(f"CI must provide what {needed_by} needs: {reason}", pytrace=False)
+    pytest.skip(reason)
+
+
 def pytest_runtest_setup(item):
     missing = _missing_part(item)
-    if missing is None:
-        return
-    marker, reason = missing
-    if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
-        pytest.fail(f"CI must provide what @{marker} tests need: {reason}", pytrace=False)
-    pytest.skip(reason)
+    if missing is not None:
+        marker, reason = missing
+        missing_part(reason, needed_by=f"the @{marker} marker")

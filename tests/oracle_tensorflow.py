@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import missing_part
 
 from tfbuild.cache import cache_dir
 
@@ -50,10 +51,6 @@ top of a test module): during a test conftest.py points TFBUILD_CACHE_DIR at a p
 _REGISTRIES: dict[Path, dict[str, Any]] = {}
 
 
-def _in_ci() -> bool:
-    return os.environ.get("CI", "").lower() in ("1", "true", "yes")
-
-
 def oracle_venv() -> Path:
     """Where scripts/install-oracle-tensorflow.sh puts the venv (whether or not it is there)."""
     return _SHARED_CACHE / f"oracle-tensorflow-{ORACLE_VERSION}"
@@ -66,9 +63,7 @@ def oracle_python() -> Path:
     if not (venv / _INSTALLED_MARKER).is_file() or not python.exists():
         message = (f"TensorFlow {ORACLE_VERSION} oracle venv missing at {venv}: "
                    f"run 'bash scripts/install-oracle-tensorflow.sh'")
-        if _in_ci():
-            pytest.fail(message, pytrace=False)
-        pytest.skip(message)
+        missing_part(message)
     return python
 
 

@@ -8,6 +8,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from conftest import missing_part
 
 from tfbuild.toolchain.archive_symbols import undefined_references
 
@@ -28,7 +29,7 @@ MEMBERS = {
 
 def _archive(tmp_path: Path) -> Path:
     if shutil.which("gcc") is None or shutil.which("ar") is None:
-        pytest.skip("needs gcc and ar")
+        missing_part("gcc or ar not installed (apt-get install g++)")
     objects = []
     for name, text in MEMBERS.items():
         source = tmp_path / name

@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import missing_part
 
 from tfbuild.cli import main
 
@@ -134,7 +135,7 @@ def test_output_in_unwritable_directory_names_the_output(model: Path, tmp_path: 
     else:  # root writes anywhere a mode bit forbids; sysfs refuses new files even to root
         out = Path("/sys/ops_to_register.h")
         if not Path("/sys/kernel").is_dir():
-            pytest.skip("no sysfs to stand in for a read-only directory")
+            missing_part("no sysfs (/sys) to stand in, for root, for a read-only directory")
     code = main(["header", str(model), "-o", str(out)])
     line = assert_one_line(capsys, code, 1, f"error: {out}: ")
     assert ".tmp" not in line and ".ops_to_register.h." not in line

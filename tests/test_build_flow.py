@@ -91,7 +91,8 @@ def test_ios_build_is_refused_before_anything_runs(tmp_path):
 
 @pytest.mark.tensorflow
 @pytest.mark.compiler
-def test_dry_run_prints_the_plan_and_builds_nothing(tmp_path):
+def test_dry_run_prints_the_plan_and_builds_nothing(tmp_path, docker_stand_in):
+    """The container plan, against the stand-in engine (every image there)."""
     ndk = make_ndk(tmp_path / "ndk", revision="21.4.7075529")
     out = tmp_path / "out"
     done = tfbuild("build", "--target", "android-arm64", "--ndk", str(ndk), "--dry-run", "--out", str(out), *op_args())

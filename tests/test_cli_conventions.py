@@ -10,6 +10,7 @@ import subprocess
 import sys
 
 import pytest
+from conftest import missing_part
 from typer.core import TyperArgument, TyperGroup, TyperOption
 
 from tfbuild.cli import _MODULES, _command
@@ -111,7 +112,7 @@ def run_help(*args: str, terminal: bool = False) -> str:
 @pytest.mark.parametrize("terminal", [False, True], ids=["piped", "terminal"])
 def test_help_shows_toml_table_names_and_no_python_types(terminal):
     if terminal and subprocess.run(["sh", "-c", "command -v script"], capture_output=True).returncode:
-        pytest.skip("no script(1) to give the help a terminal")
+        missing_part("no script(1) to give the help a terminal (apt-get install bsdutils)")
     header = run_help("header", terminal=terminal)
     assert "[header] default_ops" in header and "[build] source" in header
     assert "MODEL" in header and "<list[Path]>" not in header and "{models}" not in header

@@ -22,6 +22,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import missing_part
 from manifests import write_manifest as write_whole_manifest
 from op_library_probe import EXAMPLE_REQUEST, N, X
 from test_build_flow import op_args, tfbuild
@@ -87,7 +88,7 @@ def link_shared(tmp_path: Path, name: str, ldflags: list[str]) -> Path:
 def test_the_jni_version_script_exports_only_jni_symbols_and_lets_gc_drop_the_rest(tmp_path, linker):
     select = ["-fuse-ld=gold"] if linker == "gold" else []
     if subprocess.run(["g++", *select, "-Wl,--version"], capture_output=True).returncode != 0:
-        pytest.skip(f"g++ cannot link with {linker} here")
+        missing_part(f"g++ cannot link with {linker} here (apt-get install binutils; binutils-gold from Debian 13)")
     export_file = render_export_file(JNI, linker)
     script = tmp_path / export_file.file_name
     script.write_text(export_file.text)
@@ -322,9 +323,10 @@ def test_a_jni_library_linked_through_the_makefile_snippet(tmp_path):
     assert ran.stdout.split() == ["1", "0"]  # one registration; the helper is not exported
 
 
-@pytest.mark.skipif(shutil.which("cmake") is None, reason="cmake not installed")
 @pytest.mark.compiler
 def test_the_cmake_snippet_gives_the_export_file_to_shared_libraries_only(tmp_path):
+    if shutil.which("cmake") is None:
+        missing_part("cmake not installed (apt-get install cmake)")
     libs = fake_libraries(tmp_path)
     write_manifest(libs, "linux-x86_64", ["-Wl,--gc-sections"])
     profile = get_target("linux-x86_64")

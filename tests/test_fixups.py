@@ -15,6 +15,7 @@ import subprocess
 from pathlib import Path, PurePosixPath
 
 import pytest
+from conftest import missing_part
 from test_build_plans import plan_for, world  # noqa: F401  (the world fixture)
 from treegen import make_tf1_tree
 
@@ -221,33 +222,44 @@ int main() {
 """
 
 
-def test_the_eigen_fixup_edits_the_downloaded_header_once_and_says_so(tmp_path):
-    """Run as planned, in the tree's root: the header clang 19 rejects compiles after it (the
-    call it makes is the same), a second run changes nothing, and a tree without Eigen is left
-    alone."""
-    import shutil
-
+def _eigen_fixup() -> Step:
     step = Step("build TensorFlow (android-arm64)", ("make",), PurePosixPath("/src"), tags=frozenset({"ndk-clang"}))
     changed, _ = apply_fixups((step,), TF19, values=CLANG_VALUES)
-    fixup = _named(changed, "fix-up: eigen-transpositions-clang19")
+    return _named(changed, "fix-up: eigen-transpositions-clang19")
+
+
+def test_the_eigen_fixup_edits_the_downloaded_header_once_and_says_so(tmp_path):
+    """Run as planned, in the tree's root: the header is edited once, a second run changes
+    nothing, and a tree without Eigen is left alone."""
+    fixup = _eigen_fixup()
     absent = subprocess.run(fixup.argv, cwd=tmp_path, capture_output=True, text=True, check=True)
     assert "not there" in absent.stdout
     header = tmp_path / EIGEN_HEADER
     header.parent.mkdir(parents=True)
     header.write_text(EIGEN_LIKE_TRANSPOSITIONS)
-    clang = shutil.which("clang++-19")
-    if clang is not None:
-        before = subprocess.run([clang, "-fsyntax-only", str(header), "-x", "c++"], capture_output=True, text=True)
-        assert before.returncode != 0 and "no member named 'derived'" in before.stderr
     first = subprocess.run(fixup.argv, cwd=tmp_path, capture_output=True, text=True, check=True)
     assert "trt.derived() -> trt on 1 line(s)" in first.stdout
     assert "trt.derived()" not in header.read_text()
     assert header.read_text() == EIGEN_LIKE_TRANSPOSITIONS.replace("trt.derived()", "trt")
     second = subprocess.run(fixup.argv, cwd=tmp_path, capture_output=True, text=True, check=True)
     assert "nothing to change" in second.stdout
-    if clang is not None:
-        subprocess.run([clang, "-x", "c++", str(header), "-o", str(tmp_path / "product")], check=True)
-        assert subprocess.run([str(tmp_path / "product")], capture_output=True, text=True).stdout == "product\n"
+
+
+def test_the_header_clang_19_rejects_compiles_after_the_eigen_fixup(tmp_path):
+    """The call the edited header makes is the same: clang 19 builds it, and the program runs."""
+    import shutil
+
+    clang = shutil.which("clang++-19")
+    if clang is None:
+        missing_part("clang++-19 not installed (apt-get install clang-19)")
+    header = tmp_path / EIGEN_HEADER
+    header.parent.mkdir(parents=True)
+    header.write_text(EIGEN_LIKE_TRANSPOSITIONS)
+    before = subprocess.run([clang, "-fsyntax-only", str(header), "-x", "c++"], capture_output=True, text=True)
+    assert before.returncode != 0 and "no member named 'derived'" in before.stderr
+    subprocess.run(_eigen_fixup().argv, cwd=tmp_path, capture_output=True, text=True, check=True)
+    subprocess.run([clang, "-x", "c++", str(header), "-o", str(tmp_path / "product")], check=True)
+    assert subprocess.run([str(tmp_path / "product")], capture_output=True, text=True).stdout == "product\n"
 
 
 @pytest.mark.android_ndk

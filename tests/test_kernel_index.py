@@ -423,10 +423,11 @@ def test_check_names_the_unreadable_registration_of_a_missing_op(unreadable_tree
     assert f"{K}/case_unreadable.cc:{_unreadable_line()}" in err and "could not read" in err
 
 
-def test_check_dry_run_and_kernels_count_default_kernels(tmp_path, capsys, monkeypatch):
+def test_check_dry_run_and_kernels_count_default_kernels(tmp_path, capsys, monkeypatch, docker_stand_in):
     """The commands on a tree whose NoOp is registered for DEVICE_DEFAULT only (TF 1.15 on): a
     model needing NoOp passes the preflight of check and of the build's dry run, and kernels
-    names the DEFAULT device; before, all three said the tree had no CPU kernel for NoOp."""
+    names the DEFAULT device; before, all three said the tree had no CPU kernel for NoOp. (The
+    dry run plans a container build against the stand-in engine, which has every image.)"""
     from tfbuild.cli import main
 
     monkeypatch.setenv("TFBUILD_CACHE_DIR", str(tmp_path / "cache"))

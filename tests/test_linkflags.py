@@ -8,6 +8,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from conftest import missing_part
 from manifests import manifest_data, write_manifest
 
 from tfbuild.cli import main
@@ -173,9 +174,10 @@ def test_the_makefile_snippet_keeps_static_registrations(tmp_path):
     assert subprocess.run(["./plain"], cwd=tmp_path, capture_output=True, text=True).stdout.strip() == "0"
 
 
-@pytest.mark.skipif(shutil.which("cmake") is None, reason="cmake not installed")
 @pytest.mark.compiler
 def test_the_cmake_snippet_is_valid_cmake(tmp_path, artifacts):
+    if shutil.which("cmake") is None:
+        missing_part("cmake not installed (apt-get install cmake)")
     profile = get_target("linux-x86_64")
     write_link_snippets(render_link_snippets(profile, link_inputs(profile, artifacts)), tmp_path)
     (tmp_path / "app.cc").write_text(APP)

@@ -9,6 +9,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from conftest import missing_part
 
 from tfbuild.errors import SourceTreeError
 from tfbuild.fileio import sha256_tree
@@ -258,7 +259,7 @@ def test_interrupted_rename_is_finished_by_the_next_run(tmp_path):
 
 def test_makefile_fixup_line_does_what_rename_generated_does(tmp_path):
     if shutil.which("sed") is None:
-        pytest.skip("no sed")
+        missing_part("sed not installed")
     root = make_tree(tmp_path)
     apply_protobuf_rename(plan_protobuf_rename(root))
     recipe = next(line for line in (root / MAKEFILE).read_text().splitlines() if "sed -i" in line)

@@ -152,7 +152,8 @@ def test_bazels_process_summary_is_read():
     assert stats is not None and (stats.compiles, stats.remote_hits) == (35, 33)
 
 
-def test_the_plan_names_the_cache_and_never_its_password(tmp_path):
+def test_the_plan_names_the_cache_and_never_its_password(tmp_path, docker_stand_in):
+    """The container plans' dry runs, against the stand-in engine (every image there)."""
     tree = prepare_tf1_tree(tmp_path / "tree", tmp_path / "android")
     url = f"http://ci:{PASSWORD}@127.0.0.1:8080/cache"
     for flavour, expected in (("makefile", "CCACHE_REMOTE_STORAGE=(the remote cache URL, not shown)"),

@@ -3,14 +3,12 @@
 CI makes the base image and the toolchain images first (scripts/ci-docker-setup.sh), so here
 they are normally found; on a developer machine a missing toolchain image is built (a minute or
 two) from the base image. A missing base image cannot be made without root and a mirror, so it
-skips the test locally and fails it in CI, like conftest.py does for a missing tool.
+skips the test locally and fails it in CI (conftest.missing_part, as for a missing tool).
 """
 
 from __future__ import annotations
 
-import os
-
-import pytest
+from conftest import missing_part
 
 from tfbuild.toolchain.base_image import default_base_tag
 from tfbuild.toolchain.engine import docker_client, image_exists
@@ -25,17 +23,11 @@ BAZEL_VERSION = "0.26.1"
 flavour's plan gives it, so the image CI prepares is the one the plans use."""
 
 
-def _in_ci() -> bool:
-    return os.environ.get("CI", "").lower() in ("1", "true", "yes")
-
-
 def require_base_image(suite: str | None = None) -> str:
     tag = default_base_tag(suite) if suite else default_base_tag()
     if not image_exists(docker_client(), tag):
         message = f"base image {tag} missing: run 'sudo tfbuild toolchain base --suite {tag.partition(':')[2]}'"
-        if _in_ci():
-            pytest.fail(message, pytrace=False)
-        pytest.skip(message)
+        missing_part(message)
     return tag
 
 
