@@ -5,7 +5,8 @@
 # (../shared/android-ndk-mini, whose bin/ scripts run them), debootstrap + docker.io for
 # toolchain images, npm for Bazel, chromium to render the size report's HTML page headless;
 # aapt (with aapt2), android-framework-res and a JDK to build and validate the Android AAR, junit4 to
-# run the test trees' Java API tests and maven;
+# run the test trees' Java API tests, maven and its dependency plugin to resolve the AAR's Maven
+# repository offline;
 # nginx-light (with its WebDAV module), the HTTP cache server the remote-cache tests start on
 # loopback for ccache and Bazel; redis-server, ccache's other remote storage.
 # Safe to run again; uses sudo when not root.
@@ -19,7 +20,7 @@ packages=(
   clang-19 lld-19 llvm-19
   docker.io debootstrap
   chromium
-  aapt android-framework-res default-jdk-headless junit4 maven
+  aapt android-framework-res default-jdk-headless junit4 maven libmaven-dependency-plugin-java
   nginx-light redis-server
 )
 missing=()

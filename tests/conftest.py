@@ -87,6 +87,19 @@ def _buildgrid_ready() -> str | None:
     return None if buildgrid_bgd().exists() else "BuildGrid not installed (bash scripts/install-buildgrid.sh)"
 
 
+def _maven_ready() -> str | None:
+    from maven_client import maven_ready
+
+    return maven_ready()
+
+
+JUNIT = Path("/usr/share/java/junit4.jar")
+
+
+def _junit_ready() -> str | None:
+    return None if JUNIT.is_file() else f"{JUNIT} is absent (apt-get install junit4)"
+
+
 _PROBES = {
     "docker": _docker_ready,
     "bazel": _bazel_ready,
@@ -98,6 +111,8 @@ _PROBES = {
     "nginx": _nginx_ready,
     "buildgrid": _buildgrid_ready,
     "redis": _redis_ready,
+    "maven": _maven_ready,
+    "junit": _junit_ready,
 }
 
 

@@ -31,14 +31,14 @@ from pathlib import Path
 import android_java
 import pytest
 import treegen
-from maven_client import maven_ready, resolve_offline
+from conftest import JUNIT
+from maven_client import resolve_offline
 from test_android_aar import assert_aapt2_links
 
 from tfbuild.cli import main
 from tfbuild.pipeline.android.jni_library import JAVA_DIR
 from tfbuild.tree.java_api import read_java_api
 
-JUNIT = Path("/usr/share/java/junit4.jar")  # its manifest's Class-Path brings hamcrest-core.jar
 ABIS = {"android-arm64": "arm64-v8a", "android-armv7": "armeabi-v7a", "android-x86_64": "x86_64"}
 INTERFACE_CLASS = "org/tensorflow/contrib/android/TensorFlowInferenceInterface.class"
 
@@ -133,11 +133,8 @@ def test_the_host_library_exports_only_jni_and_the_plan_says_what_it_built(host_
 
 @pytest.mark.compiler
 @pytest.mark.android_packaging
+@pytest.mark.junit
 def test_the_trees_own_junit_tests_pass_against_the_host_library(host_build):
-    if not JUNIT.is_file():
-        from conftest import missing_part
-
-        missing_part(f"{JUNIT} is absent (apt-get install junit4)")
     sources = android_java.java_sources(host_build.tree / treegen.JAVA_TESTS_DIR)
     assert sum(path.read_text().count("@Test") for path in sources) == treegen.JAVA_TEST_COUNT
     tests = host_build.work / "test-classes"
@@ -292,12 +289,8 @@ def test_the_drop_in_aar_holds_the_trees_api_for_three_abis(android_builds, pris
 
 @pytest.mark.android_ndk
 @pytest.mark.android_packaging
+@pytest.mark.maven
 def test_maven_resolves_the_drop_in_aar_offline(android_builds, tmp_path, capsys):
-    reason = maven_ready()
-    if reason is not None:
-        from conftest import missing_part
-
-        missing_part(reason)
     repo, aar = tmp_path / "repo", tmp_path / "app.aar"
     code = main(["aar", *map(str, android_builds.values()), "-o", str(aar), "--maven-repo", str(repo)])
     text = capsys.readouterr().out

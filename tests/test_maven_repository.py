@@ -6,7 +6,7 @@ from __future__ import annotations
 import hashlib
 
 import pytest
-from maven_client import maven_ready, resolve_offline
+from maven_client import resolve_offline
 
 from tfbuild.errors import ConfigError, OutputPathError
 from tfbuild.pipeline.android.maven import (
@@ -18,16 +18,8 @@ from tfbuild.pipeline.android.maven import (
 )
 
 
-def _skip_without_maven() -> None:
-    from conftest import missing_part
-
-    reason = maven_ready()
-    if reason is not None:
-        missing_part(reason)
-
-
+@pytest.mark.maven
 def test_maven_resolves_the_published_aar_offline_with_strict_checksums(tmp_path):
-    _skip_without_maven()
     repo = tmp_path / "repo"
     coordinates = parse_coordinates("com.example.apps:tensorflow-android:1.9.0-app1")
     aar = b"PK-not-really-a-zip-but-bytes-maven-moves"
