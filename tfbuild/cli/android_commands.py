@@ -35,7 +35,7 @@ def aar_command(
     android_jar: Path | None = typer.Option(
         None, "--android-jar", metavar="PATH",
         help="An Android SDK's android.jar to compile TensorFlow's Java API against (default: tfbuild's "
-        "compile-only stand-ins of the android.* members it calls).",
+        "stand-ins of the android.* members it calls, which stay out of the AAR).",
     ),
 ) -> None:
     """Assemble an AAR (manifest, classes.jar, jni/<abi>/lib*.so, R.txt, proguard.txt) from Android builds."""

@@ -48,8 +48,8 @@ from tfbuild.pipeline.plan import AndroidJniRecord
 from tfbuild.resources import templates_dir
 from tfbuild.templating import render
 
-STUBS_DIR = "android/compile_stubs"
-"""Compile-only ``android.*`` stand-ins under ``templates/`` (its README says why)."""
+STUBS_DIR = "android/stand_ins"
+"""``android.*`` stand-ins under ``templates/`` to compile against (its README says why)."""
 
 ZIP_EPOCH = (1980, 1, 1, 0, 0, 0)
 """The earliest time a zip entry can carry: the default fixed timestamp."""
@@ -215,7 +215,7 @@ def build_aar(out_dirs: Iterable[Path], aar: Path | None, *, javac: str = "javac
     (:mod:`~tfbuild.pipeline.android.maven`; coordinates default from the Java API and the tree's
     TensorFlow version); record it in their manifests. ``stubs`` is a class path of ``android.*``
     to compile the tree's Java API against (an SDK's ``android.jar``); without it, tfbuild's
-    compile-only stand-ins."""
+    stand-ins."""
     if aar is None and maven_repo is None:
         raise ConfigError("nothing to write", hint="give -o FILE.aar, --maven-repo DIR, or both")
     inputs = sorted((read_aar_input(Path(d)) for d in out_dirs), key=lambda item: item.abi)

@@ -4,7 +4,7 @@ the JNI library a Linux build made with ``--java-api tensorflow``.
 An Android ``.so`` cannot be loaded here (no bionic loader), but the same JNI sources built for
 Linux can, so this runs the very Java an app runs (the tree's ``org.tensorflow`` classes and
 ``TensorFlowInferenceInterface``, copied into the build's ``java/`` directory) with the run-time
-``android.*`` stand-ins of ``templates/verify/jvm_android/`` (:file:`README.md` there). The runner
+``android.*`` stand-ins of ``templates/android/stand_ins/`` (:file:`README.md` there). The runner
 (``templates/verify/JvmRunner.java.j2``) feeds the verification's inputs, runs, and fetches every
 tensor the reference wrote, with its dtype, into the tensor-file format the comparison reads.
 """
@@ -26,7 +26,7 @@ from tfbuild.templating import render
 
 COMPILE_STEP = "compile the Java VM runner"
 RUNNER_CLASS = "JvmRunner"
-STAND_INS = "verify/jvm_android"
+STAND_INS = "android/stand_ins"
 JVM_DIR = "jvm"
 
 
