@@ -24,6 +24,7 @@ import json
 import re
 import shutil
 import subprocess
+import sys
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,7 +32,7 @@ from pathlib import Path
 import android_java
 import pytest
 import treegen
-from conftest import JUNIT
+from conftest import REPO_ROOT
 from maven_client import resolve_offline
 from test_android_aar import assert_aapt2_links
 
@@ -135,15 +136,15 @@ def test_the_host_library_exports_only_jni_and_the_plan_says_what_it_built(host_
 @pytest.mark.android_packaging
 @pytest.mark.junit
 def test_the_trees_own_junit_tests_pass_against_the_host_library(host_build):
+    """scripts/tensorflow_java_tests.py, as docs/real-trees.md runs it on real trees."""
     sources = android_java.java_sources(host_build.tree / treegen.JAVA_TESTS_DIR)
     assert sum(path.read_text().count("@Test") for path in sources) == treegen.JAVA_TEST_COUNT
-    tests = host_build.work / "test-classes"
-    api = _api_classes(host_build)
-    compiled = android_java.javac(sources, tests, (api, JUNIT))
-    assert compiled.returncode == 0, compiled.stderr[-4000:]
-    ran = _java(host_build, "org.junit.runner.JUnitCore", *treegen.JAVA_TEST_CLASSES, classpath=(api, tests, JUNIT))
+    ran = _run([sys.executable, str(REPO_ROOT / "scripts" / "tensorflow_java_tests.py"), "--out-dir",
+                str(host_build.out), "--source", str(host_build.tree), "--work", str(host_build.work / "junit")])
     assert ran.returncode == 0, ran.stdout[-6000:] + ran.stderr[-2000:]
-    assert f"OK ({treegen.JAVA_TEST_COUNT} tests)" in ran.stdout
+    lines = ran.stdout.splitlines()
+    assert lines[-1] == f"{treegen.JAVA_TEST_COUNT} passed, 0 failed"
+    assert {line.split(":")[0] for line in lines[:-1]} == set(treegen.JAVA_TEST_CLASSES)
 
 
 INFERENCE_MAIN = """
