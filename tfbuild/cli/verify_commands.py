@@ -28,6 +28,8 @@ if TYPE_CHECKING:
 
 RUNNERS = ("cpp", "jvm")
 """The sides verify can run the build on (``--runner``)."""
+_RUNNER = ("cpp: the C++ runner linked against the build's archives; jvm: TensorFlowInferenceInterface on this "
+           "machine's Java VM (a linux build with --java-api tensorflow).")
 
 
 _REFERENCE = "Op library to run the reference with (default: the build's stock compile of the same sources)."
@@ -73,11 +75,7 @@ def verify_command(
     ),
     timeout: float | None = typer.Option(None, "--timeout", min=0.0, metavar="SECONDS", help=_TIMEOUT),
     ndk: Path | None = typer.Option(None, "--ndk", metavar="DIR", help=_NDK),
-    runner: str = typer.Option(
-        "cpp", "--runner", metavar="|".join(RUNNERS),
-        help="cpp: the C++ runner linked against the build's archives; jvm: TensorFlowInferenceInterface on this "
-        "machine's Java VM (a linux build with --java-api tensorflow).",
-    ),
+    runner: str = typer.Option("cpp", "--runner", metavar="|".join(RUNNERS), help=_RUNNER),
     as_json: bool = typer.Option(False, "--json", help=_JSON),
 ) -> None:
     """Run the build's models on the built binary and on TensorFlow, and compare the tensors."""

@@ -193,27 +193,7 @@ def plan(request: PlanRequest) -> BuildPlan:
     )
     generated = (header_file(request), tree_header_file(request), *((profile_mk,) if profile_mk else ()),
                  *(lite.files if lite else ()), *_selection_files(request))
-    tree_api, wants_jni, api_note = choose_java_api(
-        request.options.android.java_api, request.profile.platform, request.tree.root,
-        library=request.options.android.jni_library)
-    if tree_api is not None and request.options.protobuf_runtime == "lite":
-        uses = full_runtime_uses(request.tree.root, tree_api)
-        if uses:
-            raise SourceTreeError(
-                f"{request.tree.root / uses[0]}: TensorFlow's Java API here takes protobuf's full Message, which "
-                "--protobuf-runtime lite leaves out",
-                hint="build it with the full protobuf runtime, or --java-api tfbuild with lite")
-    jni = None
-    if wants_jni and clang is not None:
-        jni = makefile.jni_library(size, artifacts, tree_api)
-    elif tree_api is not None and request.profile.platform == "linux":
-        jni = makefile.host_jni_library(size, artifacts, tree_api)
-    elif wants_jni and request.profile.platform == "android" and request.options.android.java_api != "auto":
-        raise ConfigError(f"--java-api {request.options.android.java_api}: a JNI library is linked with an NDK's "
-                          "clang (r19 and newer), not this NDK's GCC",
-                          hint="give a newer NDK, or --java-api none")
-    if api_note is not None and jni is not None:
-        makefile.notes.append(api_note)
+    jni = _jni_library(request, makefile, size, artifacts, has_clang=clang is not None)
     if jni is not None:
         steps, generated = (*steps, *jni.steps), (*generated, *jni.generated_files)
         artifacts = (*artifacts, jni.artifact)
@@ -669,6 +649,35 @@ class _Makefile:
         )
         self.notes += notes
         return variables
+
+
+def _jni_library(request: PlanRequest, makefile: _Makefile, size: AppliedSizeProfile,
+                 artifacts: tuple[Artifact, ...], *, has_clang: bool) -> JniLibraryPlan | None:
+    """The JNI library the build links, if any (``--java-api``: :func:`choose_java_api`): for
+    Android with the clang adapter, for a Linux Java VM with TensorFlow's API; refused in one line
+    where it cannot be built as asked."""
+    assert request.tree is not None
+    android = request.options.android
+    tree_api, wants_jni, note = choose_java_api(android.java_api, request.profile.platform, request.tree.root,
+                                                library=android.jni_library)
+    if tree_api is not None and request.options.protobuf_runtime == "lite":
+        uses = full_runtime_uses(request.tree.root, tree_api)
+        if uses:
+            raise SourceTreeError(
+                f"{request.tree.root / uses[0]}: TensorFlow's Java API here takes protobuf's full Message, which "
+                "--protobuf-runtime lite leaves out",
+                hint="build it with the full protobuf runtime, or --java-api tfbuild with lite")
+    jni = None
+    if wants_jni and has_clang:
+        jni = makefile.jni_library(size, artifacts, tree_api)
+    elif tree_api is not None and request.profile.platform == "linux":
+        jni = makefile.host_jni_library(size, artifacts, tree_api)
+    elif wants_jni and request.profile.platform == "android" and android.java_api != "auto":
+        raise ConfigError(f"--java-api {android.java_api}: a JNI library is linked with an NDK's clang (r19 and "
+                          "newer), not this NDK's GCC", hint="give a newer NDK, or --java-api none")
+    if note is not None and jni is not None:
+        makefile.notes.append(note)
+    return jni
 
 
 def _forget_stale_objects(make_argv: tuple[str, ...], made_by: str, src: PurePosixPath) -> Step:
