@@ -21,6 +21,7 @@ TensorFlow's own sources build this way: docs/real-trees.md has the real r1.9 ru
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -379,3 +380,26 @@ def test_a_jni_library_name_other_than_the_apis_is_refused(tf1_tree, tmp_path, c
                  "--dry-run"])
     err = capsys.readouterr().err
     assert code == 2 and "myapp is not libtensorflow_inference.so, which" in err, err
+
+
+@pytest.mark.android_ndk
+def test_a_recipe_older_than_the_trees_java_api_is_named(tf1_tree, tmp_path, capsys, mini_ndk):
+    """TF 1.15 and 2.0: the Java API's native sources call the eager C API (TFE_*), which neither
+    the recipe nor the contrib Makefile builds, and the Makefile compiles c_api.cc itself."""
+    eager = tf1_tree / treegen.JAVA_NATIVE_DIR / "eager_session_jni.cc"
+    eager.write_text('#include "tensorflow/c/c_api.h"\nvoid Stop() { TFE_DeleteContext(nullptr); }\n')
+    makefile = tf1_tree / treegen.MAKEFILE
+    makefile.write_text(makefile.read_text().replace("\nCORE_CC_ALL_SRCS", "\nAPI_SRCS := \\\ntensorflow/c/c_api.cc \\\n\n"
+                                                     "CORE_CC_ALL_SRCS", 1))
+    api = read_java_api(tf1_tree)
+    assert api.in_library == ("tensorflow/c/c_api.cc",) and "tensorflow/c/c_api.cc" not in api.jni_sources
+    subprocess.run(["git", "-C", str(tf1_tree), "commit", "-qam", "eager", "--no-verify"], check=True,
+                   env={**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t.invalid",
+                        "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t.invalid"})
+    code = main(["build", "--source", str(tf1_tree), "--model", str(_ops_model(tmp_path / "ops.json")),
+                 "--out", str(tmp_path / "out"), "--target", "android-arm64", "--flavour", "makefile",
+                 "--ndk", str(mini_ndk), "--local", "--dry-run"])
+    err = capsys.readouterr().err
+    assert code == 4, err
+    assert f"{eager}: calls TensorFlow's eager C API (TFE_*), which neither" in err
+    assert "--java-api tfbuild" in err

@@ -88,6 +88,10 @@ class TreeJavaApi:
     java_sources: tuple[JavaSource, ...]
     jni_classes: tuple[str, ...]
     """Dotted names of the ``org.tensorflow`` classes the JNI sources look up by name."""
+    in_library: tuple[str, ...] = ()
+    """Recipe sources the tree's contrib Makefile compiles into ``libtensorflow-core.a`` itself
+    (1.15 and 2.0 list ``tensorflow/c/c_api.cc`` there): left out of ``jni_sources``, which the
+    recipe papers over with ``--allow-multiple-definition``."""
 
 
 @functools.cache
@@ -122,8 +126,35 @@ def read_java_api(root: Path) -> TreeJavaApi:
     if not any(source.path == _class_path(layout.inference_class) for source in java):
         raise SourceTreeError(f"{root}: {layout.inference_class} is not among the Java sources of {rule}",
                               hint=f"check {layout.java_rule.package}/BUILD")
-    return TreeJavaApi(layout.recipe, layout.library, sources, defines, layout.inference_class, java,
-                       _jni_classes(root, sources))
+    in_library = _compiled_by_makefile(root, sources)
+    compiled = tuple(source for source in sources if source not in in_library)
+    return TreeJavaApi(layout.recipe, layout.library, compiled, defines, layout.inference_class, java,
+                       _jni_classes(root, sources), in_library)
+
+
+def _compiled_by_makefile(root: Path, sources: tuple[str, ...]) -> tuple[str, ...]:
+    """The ``sources`` the contrib Makefile lists as its own (a list entry at a line's start)."""
+    makefile = root / "tensorflow/contrib/makefile/Makefile"
+    if not makefile.is_file():
+        return ()
+    text = makefile.read_text(encoding="utf-8", errors="replace")
+    return tuple(source for source in sources
+                 if re.search(rf"^{re.escape(source)}[ \t]*(\\)?$", text, flags=re.MULTILINE))
+
+
+_EAGER_CALL = re.compile(r"\bTFE_[A-Za-z]+\(")
+_EAGER_DEFINITION = re.compile(r"^\s*(?:TF_CAPI_EXPORT\s+)?(?:extern\s+)?[\w:*& ]+\bTFE_NewContext\s*\(", re.MULTILINE)
+
+
+def missing_eager_api(root: Path, api: TreeJavaApi) -> str | None:
+    """The first JNI source that calls TensorFlow's eager C API (``TFE_*``, 1.15 and later) when
+    no source the library is made of defines it: the recipe is older than the Java it builds."""
+    defined = any(_EAGER_DEFINITION.search((root / source).read_text(encoding="utf-8", errors="replace"))
+                  for source in (*api.jni_sources, *api.in_library) if source.endswith(".cc"))
+    if defined:
+        return None
+    return next((source for source in api.jni_sources
+                 if _EAGER_CALL.search((root / source).read_text(encoding="utf-8", errors="replace"))), None)
 
 
 def _class_path(dotted: str) -> str:

@@ -214,9 +214,11 @@ def choose_java_api(mode: JavaApi, platform: str, root: Path, *, library: str,
             f"{api.inference_class} loads",
             hint=f"leave the JNI library name unset with --java-api tensorflow (it is {TENSORFLOW_JNI_LIBRARY})",
         )
+    kept = (f"; {', '.join(api.in_library)} left out, since the contrib Makefile compiles them into "
+            "libtensorflow-core.a itself" if api.in_library else "")
     return api, True, Note("java-api", (
         f"the library implements the tree's own Java API ({api.inference_class} over org.tensorflow), built "
-        f"from {len(api.jni_sources)} sources as {api.recipe} builds it; {len(api.java_sources)} Java files "
+        f"from {len(api.jni_sources)} sources as {api.recipe} builds it{kept}; {len(api.java_sources)} Java files "
         "go into the AAR's classes.jar"))
 
 

@@ -110,7 +110,7 @@ from tfbuild.toolchain.tf_versions import ndk_majors_text, tree_requirements
 from tfbuild.tree.build_files.op_files_list import OP_FILES_LIST
 from tfbuild.tree.contrib_makefile import makefile_variables
 from tfbuild.tree.facts import MAKEFILE, MAKEFILE_DIR, TreeFacts
-from tfbuild.tree.java_api import TreeJavaApi, full_runtime_uses
+from tfbuild.tree.java_api import TreeJavaApi, full_runtime_uses, missing_eager_api
 from tfbuild.tree.protobuf_rename import apply_protobuf_rename, plan_protobuf_rename
 
 __all__ = [
@@ -660,6 +660,12 @@ def _jni_library(request: PlanRequest, makefile: _Makefile, size: AppliedSizePro
     android = request.options.android
     tree_api, wants_jni, note = choose_java_api(android.java_api, request.profile.platform, request.tree.root,
                                                 library=android.jni_library)
+    eager = missing_eager_api(request.tree.root, tree_api) if tree_api is not None else None
+    if tree_api is not None and eager is not None:
+        raise SourceTreeError(
+            f"{request.tree.root / eager}: calls TensorFlow's eager C API (TFE_*), which neither "
+            f"{tree_api.recipe} nor the contrib Makefile builds: the recipe is older than this tree's Java API",
+            hint="build --java-api tfbuild (tfbuild's own class) for this tree")
     if tree_api is not None and request.options.protobuf_runtime == "lite":
         uses = full_runtime_uses(request.tree.root, tree_api)
         if uses:
