@@ -105,6 +105,17 @@ public final class Log {{
   public static int w(String tag, String msg) {{ {_STUB} }}
   public static int e(String tag, String msg) {{ {_STUB} }}
   public static int e(String tag, String msg, Throwable tr) {{ {_STUB} }}
+  public static int v(String tag, String msg, Throwable tr) {{ {_STUB} }}
+  public static int d(String tag, String msg, Throwable tr) {{ {_STUB} }}
+  public static int i(String tag, String msg, Throwable tr) {{ {_STUB} }}
+  public static int w(String tag, String msg, Throwable tr) {{ {_STUB} }}
+  public static boolean isLoggable(String tag, int level) {{ {_STUB} }}
+  public static final int VERBOSE = 2;
+  public static final int DEBUG = 3;
+  public static final int INFO = 4;
+  public static final int WARN = 5;
+  public static final int ERROR = 6;
+  public static final int ASSERT = 7;
 }}
 """,
 }
