@@ -135,12 +135,8 @@ def plan_jni_library(request: JniLibraryRequest) -> JniLibraryPlan:
     min_sdk = max(request.toolchain.api_level, request.min_sdk or request.toolchain.api_level)
     packed, note = _relocations(min_sdk)
     notes.append(note)
-    duplicates = sorted(path for path, count in Counter(listed_paths(request.op_files_text)).items() if count > 1)
-    allow: tuple[str, ...] = ()
-    if duplicates:
-        allow = ("-Wl,--allow-multiple-definition",)
-        notes.append(f"linked with --allow-multiple-definition: tf_op_files.txt lists "
-                     f"{', '.join(duplicates)} twice, so its objects are twice in libtensorflow-core.a")
+    allow, duplicate_note = _duplicate_objects(request.op_files_text)
+    notes += [duplicate_note] if duplicate_note else []
     link_argv = (
         app.cxx, *_target_flags(app.cxxflags), "-shared", "-fPIC", "-o", str(library), *sources.objects,
         f"-Wl,-soname,{file_name}", f"-Wl,-Map={seen / link_map}",
@@ -280,6 +276,17 @@ def java_files(api: TreeJavaApi | None, tree_root: Path | None, out_dir: Path) -
     )
 
 
+def _duplicate_objects(op_files_text: str) -> tuple[tuple[str, ...], str | None]:
+    """``--allow-multiple-definition`` and the note saying why, when ``tf_op_files.txt`` lists a
+    file twice (its objects are then twice in the whole archive); nothing otherwise."""
+    duplicates = sorted(path for path, count in Counter(listed_paths(op_files_text)).items() if count > 1)
+    if not duplicates:
+        return (), None
+    return ("-Wl,--allow-multiple-definition",), (
+        f"linked with --allow-multiple-definition: tf_op_files.txt lists {', '.join(duplicates)} twice, so its "
+        "objects are twice in libtensorflow-core.a")
+
+
 def _relocations(min_sdk: int) -> tuple[tuple[str, ...], str]:
     """The link flags that pack the library's relocations where the app's minSdk reads them,
     and the note that says so (or what packing would save)."""
@@ -345,8 +352,7 @@ def plan_host_jni_library(request: HostJniRequest, jdk_headers: dict[str, Path] 
         (str(seen / (source.replace("/", "__"))) if source in slim else tree_source, obj)
         for source, (tree_source, obj) in zip(api.jni_sources, sources.compiled, strict=True)))
     cxxflags = (*request.cxxflags, "-fPIC", f"-I{seen / JDK_INCLUDE_DIR}")
-    duplicates = sorted(path for path, count in Counter(listed_paths(request.op_files_text)).items() if count > 1)
-    allow = ("-Wl,--allow-multiple-definition",) if duplicates else ()
+    allow, duplicate_note = _duplicate_objects(request.op_files_text)
     link_argv = (
         request.cxx, "-shared", "-fPIC", "-o", str(seen / file_name), *sources.objects, f"-Wl,-soname,{file_name}",
         "-Wl,--whole-archive", *map(str, request.whole_archive), "-Wl,--no-whole-archive",
@@ -368,7 +374,7 @@ def plan_host_jni_library(request: HostJniRequest, jdk_headers: dict[str, Path] 
     note = Note("jni-library", f"{file_name} for {api.inference_class} on a Java VM ({request.target}), built "
                 f"from {len(api.jni_sources)} sources as {api.recipe} builds them, against the JDK's jni.h "
                 f"({headers['jni.h'].parent})")
-    notes = (note, *(Note("jni-library", (
+    notes = (note, *((Note("jni-library", duplicate_note),) if duplicate_note else ()), *(Note("jni-library", (
         f"{source} leaves out what the contrib Makefile's library lacks (the cc/ gradients, while loops, "
         "SavedModel loader) only under __ANDROID__: compiled from a copy whose guards hold for IS_SLIM_BUILD "
         "too, as later TensorFlow's own guards do")) for source in slim))
