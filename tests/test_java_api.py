@@ -403,3 +403,18 @@ def test_a_recipe_older_than_the_trees_java_api_is_named(tf1_tree, tmp_path, cap
     assert code == 4, err
     assert f"{eager}: calls TensorFlow's eager C API (TFE_*), which neither" in err
     assert "--java-api tfbuild" in err
+
+
+def test_a_source_the_recipe_needs_and_the_makefile_leaves_out_is_compiled_into_the_library(tf1_tree):
+    """r1.9: c_api.cc calls ApiDefMap, which op_gen_lib.cc defines, and the Makefile excludes that
+    file from libtensorflow-core.a: the JNI library compiles it (found on the real r1.9 tree)."""
+    assert "tensorflow/core/framework/op_gen_lib.cc" not in read_java_api(tf1_tree).jni_sources
+    (tf1_tree / "tensorflow/core/framework/op_gen_lib.cc").write_text("namespace tensorflow { class ApiDefMap; }\n")
+    c_api = tf1_tree / "tensorflow/c/c_api.cc"
+    c_api.write_text(c_api.read_text() + "\n// TF_NewApiDefMap builds an ApiDefMap.\n")
+    # The Makefile's wildcard covers the file: compiled into the library, so not again.
+    assert "tensorflow/core/framework/op_gen_lib.cc" not in read_java_api(tf1_tree).jni_sources
+    makefile = tf1_tree / treegen.MAKEFILE
+    makefile.write_text(makefile.read_text().replace(
+        "CORE_CC_EXCLUDE_SRCS := \\\n", "CORE_CC_EXCLUDE_SRCS := \\\n$(wildcard tensorflow/core/framework/op_gen_lib.cc) \\\n"))
+    assert read_java_api(tf1_tree).jni_sources[-1] == "tensorflow/core/framework/op_gen_lib.cc"

@@ -47,6 +47,15 @@ class JavaRule:
 
 
 @dataclass(frozen=True)
+class NeededSource:
+    """A tree source the recipe's code needs when it names ``when`` (and the Makefile's library
+    does not compile it): compiled into the JNI library too."""
+
+    source: str
+    when: str
+
+
+@dataclass(frozen=True)
 class JavaApiLayout:
     """Where one family of releases keeps the API (``toolchains/tensorflow/java_api.toml``)."""
 
@@ -54,6 +63,7 @@ class JavaApiLayout:
     library: str
     inference_class: str
     java_rule: JavaRule
+    needs: tuple[NeededSource, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -128,16 +138,33 @@ def read_java_api(root: Path) -> TreeJavaApi:
                               hint=f"check {layout.java_rule.package}/BUILD")
     in_library = _compiled_by_makefile(root, sources)
     compiled = tuple(source for source in sources if source not in in_library)
+    compiled += _needed_sources(root, layout.needs, compiled)
     return TreeJavaApi(layout.recipe, layout.library, compiled, defines, layout.inference_class, java,
                        _jni_classes(root, sources), in_library)
 
 
-def _compiled_by_makefile(root: Path, sources: tuple[str, ...]) -> tuple[str, ...]:
+def _needed_sources(root: Path, needs: tuple[NeededSource, ...], sources: tuple[str, ...]) -> tuple[str, ...]:
+    """The layout's needed sources that ``sources`` call for and the Makefile does not compile."""
+    texts = [(root / source).read_text(encoding="utf-8", errors="replace") for source in sources]
+    return tuple(
+        need.source for need in needs
+        if (root / need.source).is_file() and need.source not in sources
+        and not _compiled_by_makefile(root, (need.source,), listed_only=False)
+        and any(re.search(rf"\b{re.escape(need.when)}\b", text) for text in texts)
+    )
+
+
+def _compiled_by_makefile(root: Path, sources: tuple[str, ...], *, listed_only: bool = True) -> tuple[str, ...]:
     """The ``sources`` the contrib Makefile lists as its own (a list entry at a line's start)."""
     makefile = root / "tensorflow/contrib/makefile/Makefile"
     if not makefile.is_file():
         return ()
     text = makefile.read_text(encoding="utf-8", errors="replace")
+    if not listed_only:  # compiled unless an exclusion names it: the Makefile's wildcards cover it
+        excluded = re.search(rf"^\$\(wildcard {re.escape(sources[0])}\)", text, flags=re.MULTILINE)
+        directory = str(PurePosixPath(sources[0]).parent)
+        covered = f"$(wildcard {directory}/*.cc)" in text
+        return sources if covered and not excluded else ()
     return tuple(source for source in sources
                  if re.search(rf"^{re.escape(source)}[ \t]*(\\)?$", text, flags=re.MULTILINE))
 

@@ -53,6 +53,10 @@ from tfbuild.tree.build_files.op_files_list import listed_paths
 from tfbuild.tree.java_api import TreeJavaApi, find_java_api, read_java_api
 
 JNI_DIR = "jni"
+JNI_HEADER_DIRS = (*HEADER_DIRS, "tensorflow/contrib/makefile/gen/proto_text")
+"""What the JNI sources compile against: an app's header directories, and the Makefile's
+``pb_text`` headers, which TensorFlow's own C API sources include (``device.h``) and an app's
+code does not."""
 JAVA_DIR = "java"
 """Where a build keeps the tree's Java API sources beside its library, for ``tfbuild aar``."""
 JDK_INCLUDE_DIR = "jdk-include"
@@ -256,7 +260,7 @@ def _compile_steps(cxx: str, cxxflags: tuple[str, ...], tree_src: PurePosixPath,
     the headers an app compiles against."""
     steps = []
     for source, obj in sources.compiled:
-        argv = (cxx, *cxxflags, *sources.defines, *(f"-I{tree_src / directory}" for directory in HEADER_DIRS),
+        argv = (cxx, *cxxflags, *sources.defines, *(f"-I{tree_src / directory}" for directory in JNI_HEADER_DIRS),
                 "-c", source, "-o", obj)
         what = "native methods" if sources.generated_source is not None else PurePosixPath(source).name
         steps.append(Step(f"compile the JNI library's {what} ({target})", argv, PurePosixPath(obj).parent,
