@@ -68,7 +68,7 @@ def test_the_nsync_fixup_goes_into_every_nsync_step_of_an_old_tree():
         "build nsync (host) [fix-up: nsync-without-werror]",
         "build nsync (pi) [fix-up: nsync-without-werror]",
     ]
-    flags = r"PLATFORM_CFLAGS=-std=c++11\ -Wall\ -Wextra\ -pedantic"
+    flags = r"PLATFORM_CFLAGS=-std=c++11\ -fPIC\ -Wall\ -Wextra\ -pedantic"
     assert changed[2].env["MAKEFLAGS"] == flags
     assert changed[3].env["MAKEFLAGS"] == f"CC=arm-g++ {flags}"  # the cross compiler is kept
     assert changed[0].argv == ("mkdir", "-p", "tensorflow/contrib/makefile/downloads/protobuf/gmock/gtest")
