@@ -69,3 +69,15 @@ def test_the_same_inputs_give_the_same_repository_bytes(tmp_path):
 def test_coordinates_that_are_not_group_artifact_version_are_refused(text):
     with pytest.raises(ConfigError, match="is not GROUP:ARTIFACT:VERSION"):
         parse_coordinates(text)
+
+
+@pytest.mark.parametrize(("value", "message"), [
+    ("99999999999999", "is not a time a zip file can carry"),
+    ("-1", "is not a time a zip file can carry"),
+    ("soon", "is not a whole number of seconds"),
+])
+def test_source_date_epoch_an_aar_cannot_carry_is_one_line(value, message):
+    from tfbuild.pipeline.android.aar import _timestamp
+
+    with pytest.raises(ConfigError, match=message):
+        _timestamp({"SOURCE_DATE_EPOCH": value})
