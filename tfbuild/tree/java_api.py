@@ -30,6 +30,7 @@ from pathlib import Path, PurePosixPath
 from tfbuild.config import read_toml
 from tfbuild.errors import SourceTreeError
 from tfbuild.resources import toolchains_dir
+from tfbuild.tree.facts import MAKEFILE, read_text_if_present
 
 DATA_FILE = "tensorflow/java_api.toml"
 RECIPE_SIZE_LIMIT = 256 * 1024
@@ -136,37 +137,30 @@ def read_java_api(root: Path) -> TreeJavaApi:
     if not any(source.path == _class_path(layout.inference_class) for source in java):
         raise SourceTreeError(f"{root}: {layout.inference_class} is not among the Java sources of {rule}",
                               hint=f"check {layout.java_rule.package}/BUILD")
-    in_library = _compiled_by_makefile(root, sources)
+    makefile = read_text_if_present(root / MAKEFILE) or ""
+    in_library = tuple(source for source in sources if _makefile_compiles(makefile, source))
     compiled = tuple(source for source in sources if source not in in_library)
-    compiled += _needed_sources(root, layout.needs, compiled)
+    texts = [(root / source).read_text(encoding="utf-8", errors="replace") for source in compiled]
+    compiled += tuple(
+        need.source for need in layout.needs
+        if (root / need.source).is_file() and need.source not in compiled
+        and not _makefile_compiles(makefile, need.source)
+        and any(re.search(rf"\b{re.escape(need.when)}\b", text) for text in texts)
+    )
     return TreeJavaApi(layout.recipe, layout.library, compiled, defines, layout.inference_class, java,
                        _jni_classes(root, sources), in_library)
 
 
-def _needed_sources(root: Path, needs: tuple[NeededSource, ...], sources: tuple[str, ...]) -> tuple[str, ...]:
-    """The layout's needed sources that ``sources`` call for and the Makefile does not compile."""
-    texts = [(root / source).read_text(encoding="utf-8", errors="replace") for source in sources]
-    return tuple(
-        need.source for need in needs
-        if (root / need.source).is_file() and need.source not in sources
-        and not _compiled_by_makefile(root, (need.source,), listed_only=False)
-        and any(re.search(rf"\b{re.escape(need.when)}\b", text) for text in texts)
-    )
-
-
-def _compiled_by_makefile(root: Path, sources: tuple[str, ...], *, listed_only: bool = True) -> tuple[str, ...]:
-    """The ``sources`` the contrib Makefile lists as its own (a list entry at a line's start)."""
-    makefile = root / "tensorflow/contrib/makefile/Makefile"
-    if not makefile.is_file():
-        return ()
-    text = makefile.read_text(encoding="utf-8", errors="replace")
-    if not listed_only:  # compiled unless an exclusion names it: the Makefile's wildcards cover it
-        excluded = re.search(rf"^\$\(wildcard {re.escape(sources[0])}\)", text, flags=re.MULTILINE)
-        directory = str(PurePosixPath(sources[0]).parent)
-        covered = f"$(wildcard {directory}/*.cc)" in text
-        return sources if covered and not excluded else ()
-    return tuple(source for source in sources
-                 if re.search(rf"^{re.escape(source)}[ \t]*(\\)?$", text, flags=re.MULTILINE))
+def _makefile_compiles(makefile: str, source: str) -> bool:
+    """Whether the contrib Makefile (its text) compiles ``source`` into ``libtensorflow-core.a``:
+    listed as an entry of its own (1.15's ``tensorflow/c/c_api.cc``), or in a directory one of its
+    ``$(wildcard DIR/*.cc)`` lists covers and not named by an exclusion's ``$(wildcard FILE)`` (r1.9
+    excludes ``op_gen_lib.cc``)."""
+    if re.search(rf"^{re.escape(source)}[ \t]*(\\)?$", makefile, flags=re.MULTILINE):
+        return True
+    covered = f"$(wildcard {PurePosixPath(source).parent}/*.cc)" in makefile
+    excluded = re.search(rf"^\$\(wildcard {re.escape(source)}\)", makefile, flags=re.MULTILINE)
+    return covered and excluded is None
 
 
 _EAGER_CALL = re.compile(r"\bTFE_[A-Za-z]+\(")

@@ -185,8 +185,8 @@ def _record(api: TreeJavaApi | None, file_name: str, java_package: str, abi: str
     )
 
 
-def choose_java_api(mode: JavaApi, platform: str, root: Path, *, library: str,
-                    library_origin: str | None = None) -> tuple[TreeJavaApi | None, bool, Note | None]:
+def choose_java_api(mode: JavaApi, platform: str, root: Path, *,
+                    library: str) -> tuple[TreeJavaApi | None, bool, Note | None]:
     """What the build's JNI library implements: the tree's API (its sources), tfbuild's class
     (None, True), or nothing (None, False); and the plan's note on why.
 
@@ -210,7 +210,7 @@ def choose_java_api(mode: JavaApi, platform: str, root: Path, *, library: str,
     api = read_java_api(root)
     if library != api.library:
         raise ConfigError(
-            f"{library_origin or '--jni-library'}: {library} is not lib{api.library}.so, which "
+            f"--jni-library: {library} is not lib{api.library}.so, which "
             f"{api.inference_class} loads",
             hint=f"leave the JNI library name unset with --java-api tensorflow (it is {TENSORFLOW_JNI_LIBRARY})",
         )
