@@ -81,3 +81,19 @@ def test_source_date_epoch_an_aar_cannot_carry_is_one_line(value, message):
 
     with pytest.raises(ConfigError, match=message):
         _timestamp({"SOURCE_DATE_EPOCH": value})
+
+
+def test_a_publish_stopped_halfway_is_completed_by_the_next_and_the_aar_is_not_rewritten(tmp_path):
+    repo = tmp_path / "repo"
+    coordinates = parse_coordinates("org.tensorflow:tensorflow-android:1.9.0-a")
+    done = publish(b"one", repo, coordinates, description="x", epoch=0)
+    metadata = repo / "org/tensorflow/tensorflow-android" / METADATA
+    # As a SIGTERM after the AAR and before its metadata and one checksum would leave it:
+    metadata.unlink()
+    done.aar.with_name(done.aar.name + ".sha1").unlink()
+    stamp = done.aar.stat().st_mtime_ns
+    again = publish(b"one", repo, coordinates, description="x", epoch=0)
+    # Only what is missing: the metadata's own checksums still match what it is written again with.
+    assert {path.name for path in again.written} == {METADATA, "tensorflow-android-1.9.0-a.aar.sha1"}
+    assert "<version>1.9.0-a</version>" in metadata.read_text()
+    assert done.aar.stat().st_mtime_ns == stamp and done.aar.read_bytes() == b"one"

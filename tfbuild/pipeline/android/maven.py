@@ -8,7 +8,8 @@ holds (with its checksums). Gradle and Maven read such a directory through a ``f
 company's CI can upload the same tree to its own repository manager.
 
 Published versions do not change: publishing a version again with other bytes is refused
-(give a new version), the same bytes again is a no-op that rewrites nothing. The metadata's
+(give a new version), the same bytes again rewrites nothing, but writes what an interrupted
+publish left out (the AAR is written after its POM and checksums, the metadata after the AAR). The metadata's
 ``lastUpdated`` comes from ``SOURCE_DATE_EPOCH`` when set, so two runs give the same files.
 Every file is written through a temporary file and a rename.
 
@@ -93,28 +94,31 @@ def publish(aar: bytes, repository: Path, coordinates: Coordinates, *, descripti
     version_dir = repository / coordinates.version_dir
     pom = render("android/pom.xml.j2", tfbuild_version=__version__, description=description,
                  group=coordinates.group, artifact=coordinates.artifact, version=coordinates.version).encode("utf-8")
-    files = {coordinates.file_name("aar"): aar, coordinates.file_name("pom"): pom}
     aar_path = version_dir / coordinates.file_name("aar")
-    if aar_path.is_file():
-        if aar_path.read_bytes() == aar:
-            return Published(coordinates, aar_path, version_dir / coordinates.file_name("pom"), ())
+    if aar_path.is_file() and aar_path.read_bytes() != aar:
         raise OutputPathError(
             f"{aar_path}: version {coordinates.version} is already published with other bytes",
             hint="published versions do not change: give a new version with --coordinates")
-    written: list[Path] = []
-    for name, data in files.items():
-        written += _write_with_checksums(version_dir / name, data)
-    metadata = _metadata(repository / coordinates.artifact_dir, coordinates, epoch)
-    written += _write_with_checksums(repository / coordinates.artifact_dir / METADATA, metadata)
+    # The AAR goes last of the version's files and the metadata after it, and each file is written
+    # only when it is missing or differs: a publish stopped halfway is completed by the next one,
+    # and a finished one is left as it is.
+    written = _write_with_checksums(version_dir / coordinates.file_name("pom"), pom)
+    written += _write_with_checksums(aar_path, aar)
+    listing = repository / coordinates.artifact_dir / METADATA
+    if coordinates.version not in _listed_versions(listing):
+        written += _write_with_checksums(listing, _metadata(repository / coordinates.artifact_dir, coordinates,
+                                                            epoch))
     return Published(coordinates, aar_path, version_dir / coordinates.file_name("pom"), tuple(written))
 
 
 def _write_with_checksums(path: Path, data: bytes) -> list[Path]:
-    written = [atomic_write_bytes(path, data)]
-    for algorithm in CHECKSUMS:
-        digest = hashlib.new(algorithm, data).hexdigest()
-        written.append(atomic_write_bytes(path.with_name(f"{path.name}.{algorithm}"), digest.encode("ascii")))
-    return written
+    """``data`` at ``path`` and its checksums beside it, each written only where it differs (the
+    data file after its checksums); the files written."""
+    files = {path.with_name(f"{path.name}.{algorithm}"): hashlib.new(algorithm, data).hexdigest().encode("ascii")
+             for algorithm in CHECKSUMS}
+    files[path] = data
+    return [atomic_write_bytes(target, content) for target, content in files.items()
+            if not target.is_file() or target.read_bytes() != content]
 
 
 def _metadata(artifact_dir: Path, coordinates: Coordinates, epoch: int | None) -> bytes:
