@@ -83,7 +83,8 @@ class Builds:
 
 @pytest.fixture(scope="module")
 def builds(pristine_trees, mini_ndk, _session_cache, tmp_path_factory) -> Builds:
-    """The lite build of a copy of the tf1 tree (an Identity model), ``tfbuild verify`` of it,
+    """The lite build of a copy of the tf1 tree (an Identity model; tfbuild's Java class, since the
+    tree's own Java API needs the full runtime), ``tfbuild verify`` of it,
     then the full build of the same tree. Nothing here asserts: each test checks its part."""
     base = tmp_path_factory.mktemp("protobuf-runtime")
     tree = Path(shutil.copytree(pristine_trees["tf1"], base / "tf1", symlinks=True))
@@ -98,7 +99,7 @@ def builds(pristine_trees, mini_ndk, _session_cache, tmp_path_factory) -> Builds
         out = base / f"out-{runtime}"
         done = run("build", "--source", str(tree), "--model", str(model), "--out", str(out), "--target", TARGET,
                    "--flavour", "makefile", "--ndk", str(mini_ndk), "--local", "--jobs", "2",
-                   "--protobuf-runtime", runtime)
+                   "--protobuf-runtime", runtime, "--java-api", "tfbuild")
         benchmark = tree / BENCHMARK
         ran = (subprocess.run([str(benchmark)], capture_output=True, text=True, timeout=120)
                if done.returncode == 0 and benchmark.is_file() else None)
@@ -345,7 +346,7 @@ def test_the_dry_run_says_what_a_lite_build_writes_runs_ships_and_gives_up(tf1_t
     out = tmp_path / "out"
     assert main(["build", "--source", str(tf1_tree), "--model", str(model), "--out", str(out), "--local", "--dry-run",
                  "--target", "android-arm64", "--flavour", "makefile", "--ndk", str(mini_ndk),
-                 "--protobuf-runtime", "lite"]) == 0
+                 "--protobuf-runtime", "lite", "--java-api", "tfbuild"]) == 0
     text = capsys.readouterr().out
     assert f"    {out / LITE_MAKEFILE} (" in text and f"    {out / 'tfbuild_lite_text_proto.h'} (" in text
     make = next(line for line in text.splitlines() if " make -f " in line)
