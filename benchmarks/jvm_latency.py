@@ -23,6 +23,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
@@ -42,7 +43,7 @@ def _average(argv: list[str], env: dict[str, str] | None = None) -> float:
     return float(found.group(1))
 
 
-def java_average(out: Path, record: dict, args: argparse.Namespace, work: Path) -> float:
+def java_average(out: Path, record: dict[str, Any], args: argparse.Namespace, work: Path) -> float:
     """Compile the harness with the build's Java API and the run-time stand-ins, and run it."""
     sources = [HARNESS, *sorted(STAND_INS.rglob("*.java")), *(out / source for source in record["java_sources"])]
     classes = work / "classes"
@@ -54,7 +55,7 @@ def java_average(out: Path, record: dict, args: argparse.Namespace, work: Path) 
                      str(args.runs)])
 
 
-def cpp_average(out: Path, manifest: dict, args: argparse.Namespace) -> float:
+def cpp_average(out: Path, manifest: dict[str, Any], args: argparse.Namespace) -> float:
     source = Path(manifest["tensorflow"]["source"]) if isinstance(manifest.get("tensorflow"), dict) else None
     env = dict(os.environ)
     if source is not None:
