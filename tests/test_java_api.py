@@ -362,13 +362,29 @@ def test_builds_of_two_java_apis_do_not_go_into_one_aar(android_builds, pristine
 
 
 @pytest.mark.android_ndk
-def test_lite_protobuf_is_refused_where_the_api_needs_the_full_message(tf1_tree, tmp_path, capsys, mini_ndk):
-    code = main(["build", "--source", str(tf1_tree), "--model", str(_ops_model(tmp_path / "ops.json")),
-                 "--out", str(tmp_path / "out"), "--target", "android-arm64", "--flavour", "makefile",
-                 "--ndk", str(mini_ndk), "--local", "--protobuf-runtime", "lite", "--dry-run"])
+def test_lite_protobuf_adapts_message_to_buffer_and_refuses_any_other_full_message(tf1_tree, tmp_path, capsys,
+                                                                                  mini_ndk):
+    """r1.9's c_api.cc serializes through MessageToBuffer(const protobuf::Message&): a lite build
+    compiles it from a copy taking MessageLite (as 1.15's own does; the built library is checked in
+    test_protobuf_runtime). Any other use of the full Message is refused before the build."""
+    argv = ["build", "--source", str(tf1_tree), "--model", str(_ops_model(tmp_path / "ops.json")),
+            "--out", str(tmp_path / "out"), "--target", "android-arm64", "--flavour", "makefile",
+            "--ndk", str(mini_ndk), "--local", "--protobuf-runtime", "lite", "--dry-run"]
+    assert main(argv) == 0
+    text = capsys.readouterr().out
+    copy = tmp_path / "out" / "jni" / "tensorflow__c__c_api.cc"
+    assert f"{copy} (" in text and f"-c {copy} -o " in text
+    assert ("tensorflow/c/c_api.cc compiled from a copy whose MessageToBuffer takes protobuf's MessageLite, as "
+            "TensorFlow 1.15's own c_api.cc does") in text
+    assert f"-c {tf1_tree}/tensorflow/c/c_api.cc" not in text
+
+    c_api = tf1_tree / "tensorflow/c/c_api.cc"
+    c_api.write_text(c_api.read_text() + "\nvoid Describe(const tensorflow::protobuf::Message& message);\n")
+    assert main(argv) == 4
     err = capsys.readouterr().err
-    assert code == 4, err
-    assert re.search(r"tensorflow/c/c_api\.cc:\d+: TensorFlow's Java API here takes protobuf's full Message", err)
+    line = c_api.read_text().count("\n")
+    assert (f"{c_api}:{line}: TensorFlow's Java API here takes protobuf's full Message, which --protobuf-runtime "
+            "lite leaves out (only MessageToBuffer's is adapted)") in err
     assert "--java-api tfbuild with lite" in err
 
 

@@ -83,8 +83,8 @@ class Builds:
 
 @pytest.fixture(scope="module")
 def builds(pristine_trees, mini_ndk, _session_cache, tmp_path_factory) -> Builds:
-    """The lite build of a copy of the tf1 tree (an Identity model; tfbuild's Java class, since the
-    tree's own Java API needs the full runtime), ``tfbuild verify`` of it,
+    """The lite build of a copy of the tf1 tree (an Identity model; the tree's own Java API, its
+    c_api.cc adapted to MessageLite), ``tfbuild verify`` of it,
     then the full build of the same tree. Nothing here asserts: each test checks its part."""
     base = tmp_path_factory.mktemp("protobuf-runtime")
     tree = Path(shutil.copytree(pristine_trees["tf1"], base / "tf1", symlinks=True))
@@ -99,7 +99,7 @@ def builds(pristine_trees, mini_ndk, _session_cache, tmp_path_factory) -> Builds
         out = base / f"out-{runtime}"
         done = run("build", "--source", str(tree), "--model", str(model), "--out", str(out), "--target", TARGET,
                    "--flavour", "makefile", "--ndk", str(mini_ndk), "--local", "--jobs", "2",
-                   "--protobuf-runtime", runtime, "--java-api", "tfbuild")
+                   "--protobuf-runtime", runtime)
         benchmark = tree / BENCHMARK
         ran = (subprocess.run([str(benchmark)], capture_output=True, text=True, timeout=120)
                if done.returncode == 0 and benchmark.is_file() else None)
@@ -202,12 +202,14 @@ def test_the_static_benchmark_runs_and_says_lite(builds):
 
 @pytest.mark.android_ndk
 def test_the_jni_library_links_the_lite_archive(builds):
-    """The JNI library's link names libprotobuf-lite.a, and its linker map shows the lite
-    runtime's object in it (the lite protos' static registration reaches it) and no full one."""
+    """The JNI library (the tree's Java API, c_api.cc from its MessageLite copy) compiles with the
+    lite define; its link names libprotobuf-lite.a, and its linker map shows the lite runtime's
+    object in it (the lite protos' static registration reaches it) and no full one."""
     lite = builds.lite
     log = lite.log()
-    compile_line = next(line for line in log.splitlines() if line.startswith("==> ") and "jni_inference.cc" in line)
+    compile_line = next(line for line in log.splitlines() if line.startswith("==> ") and "'s c_api.cc" in line)
     assert "-DTENSORFLOW_LITE_PROTOS" in compile_line
+    assert f" -c {lite.out}/jni/tensorflow__c__c_api.cc " in compile_line  # the copy taking MessageLite
     link = next(line for line in log.splitlines() if line.startswith("==> ") and "link libtensorflow_inference.so" in line)
     assert f"/gen/protobuf_android/{ABI}/lib/libprotobuf-lite.a " in link and "libprotobuf.a" not in link
     linker_map = (lite.out / "jni" / "libtensorflow_inference.so.map").read_text()
@@ -346,7 +348,7 @@ def test_the_dry_run_says_what_a_lite_build_writes_runs_ships_and_gives_up(tf1_t
     out = tmp_path / "out"
     assert main(["build", "--source", str(tf1_tree), "--model", str(model), "--out", str(out), "--local", "--dry-run",
                  "--target", "android-arm64", "--flavour", "makefile", "--ndk", str(mini_ndk),
-                 "--protobuf-runtime", "lite", "--java-api", "tfbuild"]) == 0
+                 "--protobuf-runtime", "lite"]) == 0
     text = capsys.readouterr().out
     assert f"    {out / LITE_MAKEFILE} (" in text and f"    {out / 'tfbuild_lite_text_proto.h'} (" in text
     make = next(line for line in text.splitlines() if " make -f " in line)

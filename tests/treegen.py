@@ -67,8 +67,9 @@ DataType, TensorFlow, SavedModelBundle, ``types.UInt8``) calls its natives in
 (``tensorflow/c/c_api.h``: TF_Graph, TF_GraphImportGraphDef, TF_SessionRun, TF_Tensor, ...) over
 the stand-in session above; ``c_api.cc`` is guarded as r1.9's, ``#ifndef __ANDROID__`` around
 ``tensorflow/cc`` headers the tree lacks (so off Android it compiles only from a copy whose guards
-also hold for ``IS_SLIM_BUILD``), loading a SavedModel is Unimplemented on Android, and it declares
-``MessageToBuffer(const protobuf::Message&, ...)`` (the full protobuf runtime). The Bazel side is
+also hold for ``IS_SLIM_BUILD``), loading a SavedModel is Unimplemented on Android, and its
+``MessageToBuffer(const protobuf::Message&, ...)`` (the full protobuf runtime) writes a run's
+metadata, a generated message (so a lite build compiles it only adapted to ``MessageLite``). The Bazel side is
 there by name: ``contrib/android/BUILD``'s ``android_tensorflow_inference_java``
 (``glob(["java/**/*.java"]) + ["//tensorflow/java:java_sources"]``) and
 ``libtensorflow_inference.so`` (``--version-script``), ``java/BUILD``'s ``java_sources``. Errors keep TensorFlow's codes and the Java API's

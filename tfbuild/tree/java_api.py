@@ -54,6 +54,9 @@ class NeededSource:
 
     source: str
     when: str
+    android: bool = True
+    """False when the sources name it only off Android (under ``#ifndef __ANDROID__``): an
+    Android library leaves it out, a library for a Linux Java VM compiles it."""
 
 
 @dataclass(frozen=True)
@@ -103,6 +106,13 @@ class TreeJavaApi:
     """Recipe sources the tree's contrib Makefile compiles into ``libtensorflow-core.a`` itself
     (1.15 and 2.0 list ``tensorflow/c/c_api.cc`` there): left out of ``jni_sources``, which the
     recipe papers over with ``--allow-multiple-definition``."""
+    off_android: tuple[str, ...] = ()
+    """Sources of ``jni_sources`` that only a library off Android compiles (the needs whose
+    users TensorFlow guards with ``#ifndef __ANDROID__``)."""
+
+    def sources_for(self, *, android: bool) -> tuple[str, ...]:
+        """The JNI sources a library for Android (or for a Java VM elsewhere) compiles."""
+        return tuple(source for source in self.jni_sources if not (android and source in self.off_android))
 
 
 @functools.cache
@@ -141,14 +151,16 @@ def read_java_api(root: Path) -> TreeJavaApi:
     in_library = tuple(source for source in sources if _makefile_compiles(makefile, source))
     compiled = tuple(source for source in sources if source not in in_library)
     texts = [(root / source).read_text(encoding="utf-8", errors="replace") for source in compiled]
-    compiled += tuple(
-        need.source for need in layout.needs
+    needed = tuple(
+        need for need in layout.needs
         if (root / need.source).is_file() and need.source not in compiled
         and not _makefile_compiles(makefile, need.source)
         and any(re.search(rf"\b{re.escape(need.when)}\b", text) for text in texts)
     )
+    compiled += tuple(need.source for need in needed)
     return TreeJavaApi(layout.recipe, layout.library, compiled, defines, layout.inference_class, java,
-                       _jni_classes(root, sources), in_library)
+                       _jni_classes(root, sources), in_library,
+                       tuple(need.source for need in needed if not need.android))
 
 
 def _makefile_compiles(makefile: str, source: str) -> bool:
@@ -419,14 +431,25 @@ def _arguments(text: str, start: int, path: Path) -> tuple[list[str], int]:
 
 
 _FULL_MESSAGE = re.compile(r"\bprotobuf::Message\s*&")
+_MESSAGE_TO_BUFFER = re.compile(r"(\bMessageToBuffer\(\s*const\s+(?:tensorflow::)?protobuf::)Message(\s*&)")
+LITE_MESSAGE_NOTE = ("compiled from a copy whose MessageToBuffer takes protobuf's MessageLite, as TensorFlow 1.15's "
+                     "own c_api.cc does: it only serializes, which the lite runtime does too")
 
 
-def full_runtime_uses(root: Path, api: TreeJavaApi) -> tuple[str, ...]:
-    """Where the API's JNI sources take protobuf's full ``Message`` (``file:line``), which a build
-    for the lite runtime (``MessageLite`` only) cannot compile: r1.9's ``c_api.cc`` converts
-    messages to buffers through it; 1.15's takes ``MessageLite``."""
+def lite_adapted(text: str) -> str:
+    """``text`` for the lite protobuf runtime: TensorFlow's ``MessageToBuffer`` (r1.9's
+    ``c_api.cc`` turns GraphDefs, OpDefs and RunMetadata into buffers with it) taking
+    ``MessageLite``, as later releases' own does; every other use of the full ``Message`` stays
+    and :func:`full_runtime_uses` names it."""
+    return _MESSAGE_TO_BUFFER.sub(r"\1MessageLite\2", text)
+
+
+def full_runtime_uses(root: Path, api: TreeJavaApi, *, android: bool = True) -> tuple[str, ...]:
+    """Where the API's JNI sources take protobuf's full ``Message`` (``file:line``) even after
+    :func:`lite_adapted`, which a build for the lite runtime (``MessageLite`` only) cannot
+    compile."""
     uses = []
-    for source in api.jni_sources:
-        text = (root / source).read_text(encoding="utf-8", errors="replace")
+    for source in api.sources_for(android=android):
+        text = lite_adapted((root / source).read_text(encoding="utf-8", errors="replace"))
         uses += [f"{source}:{text.count(chr(10), 0, found.start()) + 1}" for found in _FULL_MESSAGE.finditer(text)]
     return tuple(uses)

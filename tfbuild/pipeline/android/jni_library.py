@@ -31,7 +31,6 @@ from options checked by :mod:`.names`.
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import re
 import shutil
@@ -50,7 +49,7 @@ from tfbuild.pipeline.notes import Note
 from tfbuild.pipeline.plan import AndroidJniRecord, AppliedSizeProfile, Artifact, GeneratedFile, Step
 from tfbuild.templating import render
 from tfbuild.tree.build_files.op_files_list import listed_paths
-from tfbuild.tree.java_api import TreeJavaApi, find_java_api, read_java_api
+from tfbuild.tree.java_api import LITE_MESSAGE_NOTE, TreeJavaApi, find_java_api, lite_adapted, read_java_api
 
 JNI_DIR = "jni"
 JNI_HEADER_DIRS = (*HEADER_DIRS, "tensorflow/contrib/makefile/gen/proto_text")
@@ -105,6 +104,9 @@ class JniLibraryRequest:
     tree_api: TreeJavaApi | None = None
     """The tree's own Java API (``--java-api tensorflow``): its recipe's sources are compiled
     instead of tfbuild's generated native methods."""
+    lite_protobuf: bool = False
+    """The build links protobuf's lite runtime: the tree's sources that take the full ``Message``
+    where the lite one serves compile from an adapted copy."""
 
 
 @dataclass(frozen=True)
@@ -132,10 +134,15 @@ def plan_jni_library(request: JniLibraryRequest) -> JniLibraryPlan:
     library = seen / file_name
     link_map = f"{file_name}.map"
     cxxflags = (*app.cxxflags, *(("-fPIC",) if "-fPIC" not in app.cxxflags else ()))
-    sources = _sources(request.tree_api, request.tree_src, seen, request.java_package, request.library,
-                       request.target)
-    compiles = _compile_steps(app.cxx, cxxflags, request.tree_src, sources, request.target)
+    copies: dict[str, str] = {}
     notes: list[str] = []
+    if request.tree_api is not None and request.tree_root is not None:
+        copies, copy_notes = adapted_copies(request.tree_api, request.tree_root, android=True,
+                                            lite=request.lite_protobuf)
+        notes += copy_notes
+    sources = _sources(request.tree_api, request.tree_src, seen, request.java_package, request.library,
+                       request.target, copies=copies)
+    compiles = _compile_steps(app.cxx, cxxflags, request.tree_src, sources, request.target)
     min_sdk = max(request.toolchain.api_level, request.min_sdk or request.toolchain.api_level)
     packed, note = _relocations(min_sdk)
     notes.append(note)
@@ -159,6 +166,7 @@ def plan_jni_library(request: JniLibraryRequest) -> JniLibraryPlan:
     )
     generated = (
         *sources.generated(request.work_dir),
+        *(GeneratedFile(request.work_dir / _copy_name(source), text) for source, text in copies.items()),
         GeneratedFile(request.work_dir / exports.file_name, exports.text),
         *java_files(request.tree_api, request.tree_root, request.work_dir.parent),
     )
@@ -218,8 +226,8 @@ def choose_java_api(mode: JavaApi, platform: str, root: Path, *,
             "libtensorflow-core.a itself" if api.in_library else "")
     return api, True, Note("java-api", (
         f"the library implements the tree's own Java API ({api.inference_class} over org.tensorflow), built "
-        f"from {len(api.jni_sources)} sources as {api.recipe} builds it{kept}; {len(api.java_sources)} Java files "
-        "go into the AAR's classes.jar"))
+        f"from {len(api.sources_for(android=android))} sources as {api.recipe} builds it{kept}; "
+        f"{len(api.java_sources)} Java files go into the AAR's classes.jar"))
 
 
 @dataclass(frozen=True)
@@ -243,15 +251,50 @@ class _Sources:
 
 
 def _sources(api: TreeJavaApi | None, tree_src: PurePosixPath, seen: PurePosixPath, java_package: str,
-             library: str, target: str) -> _Sources:
+             library: str, target: str, *, android: bool = True,
+             copies: Mapping[str, str] | None = None) -> _Sources:
+    """What the library compiles: tfbuild's generated native methods, or the tree's recipe
+    sources for ``android`` or not, those in ``copies`` from their adapted copy in ``seen``."""
     if api is None:
         return _Sources(((str(seen / SOURCE), str(seen / "jni_inference.o")),), (),
                         jni_source(java_package, library, target), "")
+    copies = copies or {}
     compiled = tuple(
-        (str(tree_src / source), str(seen / (source.replace("/", "__").removesuffix(".cc") + ".o")))
-        for source in api.jni_sources
+        (str(seen / _copy_name(source)) if source in copies else str(tree_src / source),
+         str(seen / (_copy_name(source).removesuffix(".cc") + ".o")))
+        for source in api.sources_for(android=android)
     )
     return _Sources(compiled, api.defines, None, f" (the tree's, from {api.recipe})")
+
+
+def _copy_name(source: str) -> str:
+    """The file name of a tree source's adapted copy in the library's directory (and, without
+    ``.cc``, of its object)."""
+    return source.replace("/", "__")
+
+
+def adapted_copies(api: TreeJavaApi, tree_root: Path, *, android: bool, lite: bool
+                   ) -> tuple[dict[str, str], tuple[str, ...]]:
+    """The recipe sources that compile from an adapted copy, with their text, and a note for
+    each: off Android, ``__ANDROID__`` guards that hold for ``IS_SLIM_BUILD`` too
+    (:func:`_slim_guards`); for the lite protobuf runtime, ``MessageToBuffer`` over
+    ``MessageLite`` (:func:`~tfbuild.tree.java_api.lite_adapted`). The tree is never edited."""
+    copies: dict[str, str] = {}
+    notes: list[str] = []
+    for source in api.sources_for(android=android):
+        original = (tree_root / source).read_text(encoding="utf-8", errors="replace")
+        text = original
+        if not android and _ANDROID_GUARD.search(text):
+            text = _slim_guards(text)
+            notes.append(f"{source} leaves out what the contrib Makefile's library lacks (the cc/ gradients, while "
+                         "loops, SavedModel loader) only under __ANDROID__: compiled from a copy whose guards hold "
+                         "for IS_SLIM_BUILD too, as later TensorFlow's own guards do")
+        if lite and lite_adapted(text) != text:
+            text = lite_adapted(text)
+            notes.append(f"{source} {LITE_MESSAGE_NOTE}")
+        if text != original:
+            copies[source] = text
+    return copies, tuple(notes)
 
 
 def _compile_steps(cxx: str, cxxflags: tuple[str, ...], tree_src: PurePosixPath, sources: _Sources,
@@ -262,7 +305,8 @@ def _compile_steps(cxx: str, cxxflags: tuple[str, ...], tree_src: PurePosixPath,
     for source, obj in sources.compiled:
         argv = (cxx, *cxxflags, *sources.defines, *(f"-I{tree_src / directory}" for directory in JNI_HEADER_DIRS),
                 "-c", source, "-o", obj)
-        what = "native methods" if sources.generated_source is not None else PurePosixPath(source).name
+        # an adapted copy's name is the tree path with "__" for "/": its last part is the file's name
+        what = "native methods" if sources.generated_source is not None else PurePosixPath(source).name.split("__")[-1]
         steps.append(Step(f"compile the JNI library's {what} ({target})", argv, PurePosixPath(obj).parent,
                           parallel=len(sources.compiled) > 1))
     return tuple(steps)
@@ -348,13 +392,8 @@ def plan_host_jni_library(request: HostJniRequest, jdk_headers: dict[str, Path] 
     headers = jdk_headers or find_jdk_headers()
     seen = request.work_dir_seen
     exports = render_export_file(JNI, "bfd", stem=api.library)
-    sources = _sources(api, request.tree_src, seen, "", api.library, request.target)
-    slim = {source: _slim_guards(text) for source in api.jni_sources
-            if (text := (request.tree_root / source).read_text(encoding="utf-8", errors="replace"))
-            and _ANDROID_GUARD.search(text)}
-    sources = dataclasses.replace(sources, compiled=tuple(
-        (str(seen / (source.replace("/", "__"))) if source in slim else tree_source, obj)
-        for source, (tree_source, obj) in zip(api.jni_sources, sources.compiled, strict=True)))
+    copies, copy_notes = adapted_copies(api, request.tree_root, android=False, lite=False)
+    sources = _sources(api, request.tree_src, seen, "", api.library, request.target, android=False, copies=copies)
     cxxflags = (*request.cxxflags, "-fPIC", f"-I{seen / JDK_INCLUDE_DIR}")
     allow, duplicate_note = _duplicate_objects(request.op_files_text)
     link_argv = (
@@ -371,17 +410,15 @@ def plan_host_jni_library(request: HostJniRequest, jdk_headers: dict[str, Path] 
         *(GeneratedFile(request.work_dir / JDK_INCLUDE_DIR / name, path.read_text(encoding="utf-8"))
           for name, path in headers.items()),
         GeneratedFile(request.work_dir / exports.file_name, exports.text),
-        *(GeneratedFile(request.work_dir / source.replace("/", "__"), text) for source, text in slim.items()),
+        *(GeneratedFile(request.work_dir / _copy_name(source), text) for source, text in copies.items()),
         *java_files(api, request.tree_root, request.work_dir.parent),
     )
     record = _record(api, file_name, "", request.arch, 0, None)
     note = Note("jni-library", f"{file_name} for {api.inference_class} on a Java VM ({request.target}), built "
-                f"from {len(api.jni_sources)} sources as {api.recipe} builds them, against the JDK's jni.h "
+                f"from {len(sources.compiled)} sources as {api.recipe} builds them, against the JDK's jni.h "
                 f"({headers['jni.h'].parent})")
-    notes = (note, *((Note("jni-library", duplicate_note),) if duplicate_note else ()), *(Note("jni-library", (
-        f"{source} leaves out what the contrib Makefile's library lacks (the cc/ gradients, while loops, "
-        "SavedModel loader) only under __ANDROID__: compiled from a copy whose guards hold for IS_SLIM_BUILD "
-        "too, as later TensorFlow's own guards do")) for source in slim))
+    notes = (note, *((Note("jni-library", duplicate_note),) if duplicate_note else ()),
+             *(Note("jni-library", text) for text in copy_notes))
     return JniLibraryPlan(steps, generated, Artifact(seen / file_name, file_name, "shared-lib"), record, notes)
 
 

@@ -633,6 +633,7 @@ class _Makefile:
             min_sdk=android.ndk_api_level,
             tree_root=tree.root,
             tree_api=tree_api,
+            lite_protobuf=self.request.options.protobuf_runtime == "lite",
         ))
 
     def _clang_variables(self) -> dict[str, str]:
@@ -667,11 +668,11 @@ def _jni_library(request: PlanRequest, makefile: _Makefile, size: AppliedSizePro
             f"{tree_api.recipe} nor the contrib Makefile builds: the recipe is older than this tree's Java API",
             hint="build --java-api tfbuild (tfbuild's own class) for this tree")
     if tree_api is not None and request.options.protobuf_runtime == "lite":
-        uses = full_runtime_uses(request.tree.root, tree_api)
+        uses = full_runtime_uses(request.tree.root, tree_api, android=request.profile.platform == "android")
         if uses:
             raise SourceTreeError(
                 f"{request.tree.root / uses[0]}: TensorFlow's Java API here takes protobuf's full Message, which "
-                "--protobuf-runtime lite leaves out",
+                "--protobuf-runtime lite leaves out (only MessageToBuffer's is adapted)",
                 hint="build it with the full protobuf runtime, or --java-api tfbuild with lite")
     jni = None
     if wants_jni and has_clang:

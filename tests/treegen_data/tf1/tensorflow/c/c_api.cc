@@ -6,8 +6,11 @@ gradients, SavedModel loader and distributed runtime (tensorflow/cc, which
 neither a real Makefile tree nor this one has), so it compiles only with an
 Android compiler, whatever the defines (-DIS_SLIM_BUILD does not help; later
 TensorFlow guards with !defined(IS_MOBILE_PLATFORM) && !defined(IS_SLIM_BUILD));
-on Android loading a SavedModel is Unimplemented. Like TensorFlow's, it declares
-MessageToBuffer over the full protobuf runtime's Message.
+on Android loading a SavedModel is Unimplemented. Like TensorFlow's r1.9, its
+MessageToBuffer takes the full protobuf runtime's Message, and TF_SessionRun
+writes its RunMetadata (here a generated StandinInfo) through it: with protos
+generated for the lite runtime this compiles only where the parameter is the
+MessageLite that TensorFlow 1.15's own takes.
 ==============================================================================*/
 
 #include "tensorflow/c/c_api.h"
@@ -28,6 +31,7 @@ MessageToBuffer over the full protobuf runtime's Message.
 #endif
 #include "tensorflow/c/c_api_internal.h"
 #include "tensorflow/core/framework/graph.pb.h"
+#include "tensorflow/core/framework/standin.pb.h"
 #include "tensorflow/core/framework/tensor.h"
 #include "tensorflow/core/lib/core/errors.h"
 #include "tensorflow/core/platform/env.h"
@@ -37,8 +41,8 @@ MessageToBuffer over the full protobuf runtime's Message.
 extern "C" const char* TfStandinRegisteredOps();
 
 namespace tensorflow {
-// Serializes a proto into a TF_Buffer, as TensorFlow's c_api.cc does for GraphDefs and
-// OpLists; it takes the full runtime's Message. The stand-in's protos are no Messages.
+// Serializes a proto into a TF_Buffer, as TensorFlow's c_api.cc does for GraphDefs, OpLists
+// and RunMetadata; it takes the full runtime's Message.
 Status MessageToBuffer(const tensorflow::protobuf::Message& in, TF_Buffer* out);
 }  // namespace tensorflow
 
@@ -143,6 +147,16 @@ void CopyToBuffer(const std::string& bytes, TF_Buffer* buffer) {
 }
 
 }  // namespace
+
+namespace tensorflow {
+// The stand-in's messages have no wire format: the one it writes (an empty RunMetadata) is
+// empty bytes, as an empty message's serialization is.
+Status MessageToBuffer(const tensorflow::protobuf::Message& in, TF_Buffer* out) {
+  if (in.GetTypeName().empty()) return errors::InvalidArgument("a message without a type name");
+  CopyToBuffer(std::string(), out);
+  return Status::OK();
+}
+}  // namespace tensorflow
 
 extern "C" {
 
@@ -557,7 +571,7 @@ void TF_SessionRun(TF_Session* session, const TF_Buffer* run_options, const TF_O
   if (!status->status.ok()) return;
   for (int i = 0; i < noutputs; ++i) output_values[i] = TensorFromStandin(values[i]);
   // The stand-in records no step stats: an empty RunMetadata.
-  if (run_metadata != nullptr) CopyToBuffer(std::string(), run_metadata);
+  if (run_metadata != nullptr) status->status = tensorflow::MessageToBuffer(tensorflow::StandinInfo(), run_metadata);
 }
 
 // ---------------------------------------------------------------------------
