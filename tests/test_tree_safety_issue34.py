@@ -299,12 +299,19 @@ def test_the_revert_refuses_to_delete_a_header_the_user_edited_after_the_build(
     edited = header.read_text() + "// the user's line\n"
     header.write_text(edited)
     branch = git(tf1_tree, "rev-parse", WORK_BRANCH)
+    again = subprocess.run(  # nor does a second build replace it
+        [sys.executable, "-m", "tfbuild", "build", "--target", "linux-x86_64", "--flavour", "bazel", "--source",
+         str(tf1_tree), "--model", str(min_model), "--out", str(tmp_path / "out"), "--local"],
+        capture_output=True, text=True, timeout=300,
+        env=tfbuild_env(PATH=f"{tmp_path / 'fake-bazel'}{os.pathsep}{os.environ['PATH']}"),
+    )
+    assert again.returncode == 4 and f"{header}: an untracked file tfbuild did not write" in again.stderr, again.stderr
     code = main(["edit", "--revert", "--source", str(tf1_tree)])
     err = capsys.readouterr().err
     assert code == 4, err
     assert len(err.strip().splitlines()) == 1 and f"error: {header}: tfbuild wrote this file, but it has changed" in err
     assert header.read_text() == edited
-    assert git(tf1_tree, "rev-parse", "--abbrev-ref", "HEAD") == WORK_BRANCH == git(tf1_tree, "rev-parse", "--abbrev-ref", "HEAD")
+    assert git(tf1_tree, "rev-parse", "--abbrev-ref", "HEAD") == WORK_BRANCH
     assert git(tf1_tree, "rev-parse", WORK_BRANCH) == branch
     # the way out the hint names: the file moved away, the revert goes through
     header.rename(tmp_path / "kept.h")
@@ -447,3 +454,24 @@ def test_a_generated_protobuf_source_is_checked_by_its_proto() -> None:
     assert input_of("tensorflow/core/kernels/no_op.cc") == "tensorflow/core/kernels/no_op.cc"
     assert lists_read("A := $(shell cat $(MAKEFILE_DIR)/a.txt)\n# B := $(shell cat $(MAKEFILE_DIR)/b.txt)\n"
                       "C += $(shell cat tensorflow/contrib/makefile/c.txt)\n") == ("a.txt", "c.txt")
+
+
+def test_the_build_and_its_dry_run_refuse_a_read_only_makefile_directory(
+    tf1_tree: Path, min_model: Path, tmp_path: Path
+) -> None:
+    """The build checks the same before its commit: the dry run names it among the
+    prerequisites and exits 4 as the build does, nothing changed."""
+    before = snapshot(tf1_tree)
+    argv = [sys.executable, "-m", "tfbuild", "build", "--target", "linux-x86_64", "--flavour", "makefile",
+            "--source", str(tf1_tree), "--model", str(min_model), "--out-dir", str(tmp_path / "out"), "--local",
+            "--default-ops", "NoOp:NoOp"]
+    directory = tf1_tree / treegen.MAKEFILE_DIR
+    for args in ([*argv, "--dry-run"], argv):
+        done = subprocess.run(_read_only_argv(directory, args), capture_output=True, text=True, env=tfbuild_env(),
+                              timeout=300)
+        assert done.returncode == 4, done.stderr[-3000:]
+        lines = error_lines(done.stderr)
+        assert len(lines) == 1 and f"{directory}: not writable" in lines[0], done.stderr
+        assert snapshot(tf1_tree) == before
+        assert not (tmp_path / "out" / "libtensorflow-core.a").exists()
+    directory.chmod(0o755)

@@ -27,6 +27,7 @@ from types import FrameType
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 _pending: list[int] = []
+_raised: list[Stopped] = []
 _depth = [0]
 """How many :func:`deferred` sections the main thread is in (a list: changed in place)."""
 
@@ -59,7 +60,19 @@ def _on_signal(signum: int, frame: FrameType | None) -> None:
         if not _pending:
             _pending.append(signum)
         return
-    raise Stopped(signum)
+    raise _stopped(signum)
+
+
+def _stopped(signum: int) -> Stopped:
+    stop = Stopped(signum)
+    _raised[:] = [stop]
+    return stop
+
+
+def last_stop() -> Stopped | None:
+    """The last :class:`Stopped` raised, for a caller that sees only what became of it (click
+    turns a KeyboardInterrupt while it parses options into a silent exit 130)."""
+    return _raised[0] if _raised else None
 
 
 @contextlib.contextmanager
@@ -74,6 +87,7 @@ def handle_stop_signals() -> Iterator[None]:
         yield
         return
     previous = {}
+    _raised.clear()
     for signum in STOP_SIGNALS:
         current = signal.getsignal(signum)
         ours = signal.default_int_handler if signum == signal.SIGINT else signal.SIG_DFL
@@ -102,4 +116,4 @@ def deferred() -> Iterator[None]:
         if not _depth[0] and _pending:
             signum = _pending.pop()
             _pending.clear()
-            raise Stopped(signum)
+            raise _stopped(signum)

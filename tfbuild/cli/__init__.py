@@ -281,11 +281,15 @@ def main(argv: list[str] | None = None) -> int:
 
 def _run(argv: list[str] | None) -> int:
     """:func:`main`'s command run, and every way it can end, as an exit code."""
+    from tfbuild.stop_signals import last_stop
+
     try:
         command = _prepared_command(sys.argv[1:] if argv is None else argv)
         # not standalone: a usage error reaches us, to be one line rather than click's box
         result = command.main(args=argv, prog_name="tfbuild", standalone_mode=False)
         code = result if isinstance(result, int) else 0
+        if code == 130 and last_stop() is not None:  # stopped while click parsed the options
+            code = _interrupted(last_stop())
     except (click_errors.ClickException, typer.Abort) as usage:
         code = _usage_error(usage)
     except SystemExit as done:

@@ -72,7 +72,7 @@ from tfbuild.pipeline.size_profiles import hot_kernel_files
 from tfbuild.stop_signals import deferred
 from tfbuild.templating import render
 from tfbuild.toolchain.targets import TargetProfile, get_target
-from tfbuild.tree.edits import EditPlan, check_flavour, plan_edits, revert_command
+from tfbuild.tree.edits import EditPlan, check_flavour, plan_edits
 from tfbuild.tree.facts import TreeFacts, git_commit, read_tree_facts
 from tfbuild.tree.kernel_index import KernelIndex, build_kernel_index
 from tfbuild.tree.mobile_types import MobileTypes
@@ -85,6 +85,7 @@ from tfbuild.tree.work_branch import (
     CommitResult,
     commit_files,
     refuse_foreign_files,
+    revert_command,
     tracked_paths,
     tree_lock,
     unrecorded,

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import contextlib
 import posixpath
-import shlex
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -144,47 +143,21 @@ def kernel_index_for(source: Path, cache_dir: Path | None = None) -> KernelIndex
 
 
 def run_edit(request: EditRequest) -> EditOutcome:
-    """Plan the edits for ``request`` and, unless it is a dry run, commit them. Stopped (Ctrl-C,
-    SIGTERM, SIGHUP), the interrupt carries a note on where the tree is and what to do."""
+    """Plan the edits for ``request`` and, unless it is a dry run, commit them."""
     flavour = check_flavour(request.flavour)
     # Held from the plan to the commit: a second edit of the tree stops at once (exit 4).
     with contextlib.nullcontext() if request.dry_run else tree_lock(request.source, "edit"):
-        try:
-            index = kernel_index_for(request.source, request.cache_dir)
-            needs = load_needs(request.header, request.models, request.op_libraries, index)
-            plan = plan_edits(request.source, flavour, needs, index)
-            if request.dry_run or not plan.changed:
-                return EditOutcome(plan, None)
-            return EditOutcome(plan, apply_plan(plan))
-        except KeyboardInterrupt as stop:
-            if not request.dry_run:
-                stop.add_note(_where_the_tree_is(Path(request.source)))
-            raise
-
-
-def _where_the_tree_is(source: Path) -> str:
-    """One line for an edit that was stopped: the commit is made whole or not at all
-    (:func:`~tfbuild.tree.work_branch.commit_files` holds the stop back), so the tree either
-    has tfbuild's edits on the work branch or is as it was."""
-    from tfbuild.tree.work_branch import WORK_BRANCH, checkout_state
-
-    try:
-        on_work_branch = checkout_state(source).on_work_branch
-    except SourceTreeError:
-        return f"undo whatever tfbuild changed with: {revert_command(source)}"
-    if on_work_branch:
-        return f"the tree has tfbuild's edits on {WORK_BRANCH}; undo them with: {revert_command(source)}"
-    return f"the tree {source} was not changed"
+        index = kernel_index_for(request.source, request.cache_dir)
+        needs = load_needs(request.header, request.models, request.op_libraries, index)
+        plan = plan_edits(request.source, flavour, needs, index)
+        if request.dry_run or not plan.changed:
+            return EditOutcome(plan, None)
+        return EditOutcome(plan, apply_plan(plan))
 
 
 def run_revert(source: Path) -> RevertResult:
     with tree_lock(Path(source), "revert"):
         return revert(Path(source))
-
-
-def revert_command(source: Path) -> str:
-    """The one command that undoes every change tfbuild made to the tree at ``source``."""
-    return f"tfbuild edit --revert --source {shlex.quote(str(source))}"
 
 
 def plan_edits(root: Path, flavour: str, needs: Needs, index: KernelIndex) -> EditPlan:

@@ -27,6 +27,7 @@ import fcntl
 import os
 import posixpath
 import re
+import shlex
 import stat
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -98,7 +99,7 @@ def tree_lock(root: Path | None, action: str) -> Iterator[None]:
     again by the same process, it is already held. A tree that is not a git checkout has no
     lock: nothing is committed there. The file stays (removing it would race a third run)."""
     repo = open_repo(Path(root)) if root is not None else None
-    if repo is None:
+    if root is None or repo is None:
         yield
         return
     path = Path(repo.common_dir).resolve() / LOCK_NAME
@@ -131,10 +132,32 @@ def tree_lock(root: Path | None, action: str) -> Iterator[None]:
         _held_locks[path] = 1
         try:
             yield
+        except KeyboardInterrupt as stop:  # Ctrl-C, SIGTERM, SIGHUP (tfbuild.stop_signals)
+            if not getattr(stop, "__notes__", None):  # the build notes what it changed itself
+                stop.add_note(where_the_tree_is(Path(root)))
+            raise
         finally:
             del _held_locks[path]
     finally:
         os.close(fd)  # releases the lock
+
+
+def revert_command(source: Path) -> str:
+    """The one command that undoes every change tfbuild made to the tree at ``source``."""
+    return f"tfbuild edit --revert --source {shlex.quote(str(source))}"
+
+
+def where_the_tree_is(root: Path) -> str:
+    """One line, for a command stopped while it held the tree's lock, saying where the tree is
+    and what to do. A stop waits for a commit or a revert to be whole (:func:`deferred`), so the
+    tree either has tfbuild's edits, on its work branch, or has none."""
+    try:
+        has_edits = checkout_state(root).work_branch_exists
+    except SourceTreeError:
+        return f"undo whatever tfbuild changed with: {revert_command(root)}"
+    if has_edits:
+        return f"the tree has tfbuild's edits on {WORK_BRANCH}; undo them with: {revert_command(root)}"
+    return f"the tree {root} has none of tfbuild's edits"
 
 
 def _repo(root: Path) -> Repo:
@@ -496,8 +519,9 @@ def tracked_paths(root: Path, paths: Iterable[str]) -> frozenset[str]:
 def refuse_foreign_files(root: Path, paths: Iterable[str]) -> None:
     """Refuse (:class:`SourceTreeError`, before anything changes) when a file is already at one
     of ``paths`` (repository paths where tfbuild is about to write an untracked file) that git
-    does not track and that the checked-out work branch does not record as tfbuild's: it is the
-    user's own, which tfbuild's write would replace and ``tfbuild edit --revert`` would delete."""
+    does not track and that the checked-out work branch does not record as tfbuild's (one tfbuild
+    wrote that the user has changed since counts as theirs): it is the user's own, which
+    tfbuild's write would replace and ``tfbuild edit --revert`` would delete."""
     present = [path for path in paths if os.path.lexists(Path(root) / path)]
     if not present:
         return
