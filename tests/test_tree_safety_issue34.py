@@ -362,6 +362,7 @@ def test_the_revert_never_drops_a_commit_the_user_made_on_the_work_branch(
     assert git(tf1_tree, "rev-parse", WORK_BRANCH) == mine
     git(tf1_tree, "branch", "my-work", WORK_BRANCH)
     assert main(["edit", "--revert", "--source", str(tf1_tree)]) == 0
+    assert "reverted 1 tfbuild commit(s)" in capsys.readouterr().out  # the user's is not counted
     assert git(tf1_tree, "rev-parse", "--abbrev-ref", "HEAD") == "master"
     assert git(tf1_tree, "rev-parse", "my-work") == mine
     assert WORK_BRANCH not in git(tf1_tree, "branch", "--format=%(refname:short)")

@@ -116,7 +116,7 @@ def tree_lock(root: Path | None, action: str) -> Iterator[None]:
         raise SourceTreeError(
             f"{path.parent}: not writable, and tfbuild writes there (its lock, then its commit); nothing was "
             f"changed ({error.strerror})",
-            hint="make it writable (or build from a writable copy of the tree), then run again",
+            hint="make it writable, or build from a writable copy of the tree; then run again",
         ) from None
     try:
         try:
@@ -289,7 +289,7 @@ def refuse_unwritable(repo: Repo, root: Path, paths: Iterable[str]) -> None:
         if not os.access(directory, os.W_OK):
             raise SourceTreeError(
                 f"{directory}: not writable, and tfbuild writes there; nothing was changed",
-                hint="make it writable (or build from a writable copy of the tree), then run again",
+                hint="make it writable, or build from a writable copy of the tree; then run again",
             )
 
 
@@ -351,12 +351,12 @@ def _revert(root: Path) -> RevertResult:
     if not base_commit or not _is_ancestor(repo, base_commit, tip):
         raise SourceTreeError(
             f"{root}: {WORK_BRANCH} does not record the commit tfbuild started from",
-            hint=f"keep any commit of yours on it on a branch of your own (git -C {root} branch NAME {WORK_BRANCH}), "
-            f"then check out your branch and delete {WORK_BRANCH} (git branch -D {WORK_BRANCH})",
+            hint=f"keep any commit of yours on it on a branch of your own first: git -C {root} branch NAME "
+            f"{WORK_BRANCH}; then check out your branch and delete {WORK_BRANCH}",
         )
-    _refuse_unkept_commits(repo, root, base_commit, tip)
+    users = _refuse_unkept_commits(repo, root, base_commit, tip)
     target = base_branch if base_branch and base_branch in [h.name for h in repo.heads] else base_commit
-    removed = int(repo.git.rev_list("--count", f"{base_commit}..{tip.hexsha}"))
+    removed = int(repo.git.rev_list("--count", f"{base_commit}..{tip.hexsha}")) - users
     generated = _generated_between(repo, base_commit, tip.hexsha)
     _refuse_changed_generated(repo, root, base_commit, tip.hexsha, generated)
     modes = _modes(repo, root, target, tip.hexsha)
@@ -377,14 +377,17 @@ def _tfbuild_trailers(repo: Repo, tip: Commit) -> dict[str, str]:
     return {}
 
 
-def _refuse_unkept_commits(repo: Repo, root: Path, base: str, tip: Commit) -> None:
+def _refuse_unkept_commits(repo: Repo, root: Path, base: str, tip: Commit) -> int:
     """Refuse to delete the work branch while it holds a commit tfbuild did not make (the user
     committed on top of it) that no other branch or tag holds: deleting it would drop that
-    commit. Kept on a branch of the user's, it stays there and the revert goes ahead."""
+    commit. Kept on a branch of the user's, it stays there and the revert goes ahead. Returns
+    how many such commits (all kept elsewhere) the branch holds."""
     ours = f"refs/heads/{WORK_BRANCH}"
+    users = 0
     for commit in repo.iter_commits(f"{base}..{tip.hexsha}"):
         if commit.committer.email == IDENTITY["GIT_COMMITTER_EMAIL"] and "Commit" in _trailers(commit):
             continue
+        users += 1
         holders: str = repo.git.for_each_ref("--contains", commit.hexsha, "--format=%(refname)", "refs/heads",
                                              "refs/tags")
         if not [ref for ref in holders.splitlines() if ref and ref != ours]:
@@ -392,9 +395,10 @@ def _refuse_unkept_commits(repo: Repo, root: Path, base: str, tip: Commit) -> No
             raise SourceTreeError(
                 f"{root}: {WORK_BRANCH} holds commit {commit.hexsha[:12]} ({summary!r}) that tfbuild did not make "
                 "and no other branch holds; refusing to delete the branch and lose it",
-                hint=f"keep it on a branch of your own first (git -C {root} branch NAME {WORK_BRANCH}), then run "
-                "the revert again; do not delete the branch by hand",
+                hint=f"keep it on a branch of your own first: git -C {root} branch NAME {WORK_BRANCH}; then run "
+                "the revert again, which leaves it there (do not delete the branch by hand)",
             )
+    return users
 
 
 def _recorded_digests(repo: Repo, base: str, tip: str) -> dict[str, set[str]]:
