@@ -98,6 +98,26 @@ def test_a_stop_signal_during_the_edits_commit_leaves_a_tree_the_revert_restores
     assert snapshot(tf1_tree) == before
 
 
+def test_a_stop_signal_during_the_revert_lets_it_finish_and_says_so(
+    tf1_tree: Path, min_model: Path, tmp_path: Path
+) -> None:
+    """SIGTERM while the revert checks the user's branch out: the branch's deletion goes with
+    it (never a checkout back with the work branch left, nor the reverse), and the line after
+    "interrupted" says where the tree is."""
+    before = snapshot(tf1_tree)
+    assert main(["edit", "makefile", str(min_model), "--source", str(tf1_tree)]) == 0
+    done = subprocess.run(
+        [sys.executable, "-m", "tfbuild", "edit", "--revert", "--source", str(tf1_tree)],
+        capture_output=True, text=True, timeout=300,
+        env=tfbuild_env(PATH=git_that_signals(tmp_path, "checkout", "SIGTERM")),
+    )
+    assert done.returncode == 143, done.stderr[-3000:]
+    assert done.stderr.strip().splitlines() == [
+        "interrupted by SIGTERM", f"the tree {tf1_tree} has none of tfbuild's edits",
+    ], done.stderr
+    assert snapshot(tf1_tree) == before
+
+
 def test_a_hangup_ignored_when_tfbuild_starts_stays_ignored(
     tf1_tree: Path, min_model: Path, tmp_path: Path
 ) -> None:
