@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from tfbuild.errors import InputFileError, OutputPathError, OutputWriteError, TfbuildError
+from tfbuild.stop_signals import deferred
 
 MODEL_SIZE_LIMIT = 2 << 30
 """The largest model file tfbuild reads (2 GiB, protobuf's own limit for one message)."""
@@ -84,6 +85,11 @@ def atomic_write_bytes(path: Path | str, data: bytes, *, mode: int | None = None
     given = Path(path)
     path = output_target(given) if through_links else given
     check_output_path(path)
+    with deferred():  # a stop signal (Ctrl-C, SIGTERM) waits for the rename: no temporary file is left
+        return _write_and_rename(given, path, data, mode)
+
+
+def _write_and_rename(given: Path, path: Path, data: bytes, mode: int | None) -> Path:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")

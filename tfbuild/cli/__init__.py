@@ -263,17 +263,33 @@ def main(argv: list[str] | None = None) -> int:
 
     With ``argv`` (tests) the exit code is returned; without it (the console script) the process
     exits with it. A usage error is one line and exit code 2; :class:`TfbuildError` becomes one line on
-    stderr and its exit code, Ctrl-C "interrupted" and 130; the notes the library added to
+    stderr and its exit code, Ctrl-C "interrupted" and 130 (SIGTERM and SIGHUP the same, with their
+    own codes, 143 and 129); the notes the library added to
     either (a build that had changed the source tree says what and how to undo it) follow, one
     line each. Anything else is a tfbuild bug and keeps its traceback.
     """
     if argv is None:
         _name_stdout()
+    from tfbuild.stop_signals import handle_stop_signals
+
+    with handle_stop_signals():
+        code = _run(argv)
+    if argv is None:
+        sys.exit(code)
+    return code
+
+
+def _run(argv: list[str] | None) -> int:
+    """:func:`main`'s command run, and every way it can end, as an exit code."""
+    from tfbuild.stop_signals import last_stop
+
     try:
         command = _prepared_command(sys.argv[1:] if argv is None else argv)
         # not standalone: a usage error reaches us, to be one line rather than click's box
         result = command.main(args=argv, prog_name="tfbuild", standalone_mode=False)
         code = result if isinstance(result, int) else 0
+        if code == 130 and last_stop() is not None:  # stopped while click parsed the options
+            code = _interrupted(last_stop())
     except (click_errors.ClickException, typer.Abort) as usage:
         code = _usage_error(usage)
     except SystemExit as done:
@@ -290,18 +306,26 @@ def main(argv: list[str] | None = None) -> int:
         _print_notes(error)
         code = error.exit_code
     except (KeyboardInterrupt, _Interrupted) as interrupt:
-        stderr.print("interrupted", markup=False)
-        _print_notes(interrupt.__cause__ if isinstance(interrupt, _Interrupted) else interrupt)
-        code = 130
+        code = _interrupted(interrupt.__cause__ if isinstance(interrupt, _Interrupted) else interrupt)
     except BrokenPipeError:
         code = _report_broken_pipe()
     except Exception as failure:
         if _state["debug"]:
             raise
         code = _unexpected(failure)
-    if argv is None:
-        sys.exit(code)
     return code
+
+
+def _interrupted(stop: BaseException | None) -> int:
+    """Ctrl-C, SIGTERM or SIGHUP (:mod:`tfbuild.stop_signals`): one line, the notes the library
+    added (what the tree holds now, the command that undoes it), and the shell's code for the
+    signal (130, 143, 129)."""
+    from tfbuild.stop_signals import Stopped, exit_code
+
+    by = f" by {stop.name}" if isinstance(stop, Stopped) and stop.name != "SIGINT" else ""
+    stderr.print(f"interrupted{by}", markup=False)
+    _print_notes(stop)
+    return exit_code(stop)
 
 
 def _prepared_command(args: list[str]) -> Any:
@@ -337,6 +361,8 @@ def _usage_error(usage: Exception) -> int:
     if isinstance(usage, click_errors.NoArgsIsHelpError):
         return 2  # the help, printed when the error was made
     if not isinstance(usage, click_errors.ClickException):  # typer.Abort
+        if isinstance(usage.__cause__, KeyboardInterrupt):  # a stop while click parsed the options
+            return _interrupted(usage.__cause__)
         stderr.print("error: aborted", markup=False)
         return 1
     ctx = getattr(usage, "ctx", None)

@@ -63,7 +63,8 @@ def edit(
     ),
 ) -> None:
     """Make the tree compile the kernel files a header or models need (one commit on a work branch)."""
-    from tfbuild.tree.edits import EditRequest, revert_command, run_edit
+    from tfbuild.tree.edits import EditRequest, run_edit
+    from tfbuild.tree.work_branch import revert_command
     source = source_tree(flags)
 
     out = _out()

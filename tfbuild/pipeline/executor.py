@@ -43,6 +43,7 @@ from tfbuild.fileio import atomic_write_text
 from tfbuild.kill_timer import KillTimer
 from tfbuild.log import Logger
 from tfbuild.pipeline.plan import Artifact, BuildPlan, ImageSpec, Step
+from tfbuild.stop_signals import deferred
 
 if TYPE_CHECKING:
     from tfbuild.toolchain.container import BuildContainer
@@ -468,9 +469,12 @@ class _LocalRunner:
 
 
 def _kill_group(process: subprocess.Popen[bytes]) -> None:
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(process.pid, signal.SIGKILL)
-    process.wait()
+    """Kill the step's process group (make and every compiler it started: the step runs in a
+    session of its own) and wait for its leader; a second stop signal waits for this."""
+    with deferred():
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
 
 
 # -- time, log, progress ---------------------------------------------------------------------------

@@ -77,11 +77,13 @@ def check_prerequisites(
     *,
     host_tools: Sequence[str] = (),
     commit_in: Path | None = None,
+    commit_paths: Sequence[str] = (),
 ) -> tuple[Prerequisite, ...]:
     """Every prerequisite of running ``plan``; reads and probes, changes nothing.
 
     ``host_tools``: programs run on this machine before the plan (an op library's host build);
-    ``commit_in``: the tree the build will commit in, when it will.
+    ``commit_in``: the tree the build will commit in, when it will; ``commit_paths``: the
+    repository paths it will write there (their directories must be writable).
     """
     found: list[Prerequisite] = []
     if "xcode" in profile.requires:
@@ -97,7 +99,7 @@ def check_prerequisites(
             found += _links_this_machine_sees(options.source, plan.link_dirs)
     found += _android_dirs(plan, profile, options)
     if commit_in is not None:
-        found.append(_committable(commit_in))
+        found.append(_committable(commit_in, commit_paths))
     found += _unwritable_output(options.output_dir)
     return tuple(found)
 
@@ -340,11 +342,12 @@ def _links_this_machine_sees(tree: Path, directories: tuple[str, ...]) -> list[P
     return found
 
 
-def _committable(root: Path) -> Prerequisite:
-    """The tree can take the build's commit: a clean checkout, on the work branch or without one."""
+def _committable(root: Path, paths: Sequence[str]) -> Prerequisite:
+    """The tree can take the build's commit: a clean checkout, on the work branch or without
+    one, where ``paths`` (and the commit) can be written."""
     what = f"source tree {root} can take the commit on {WORK_BRANCH}"
     try:
-        state = check_can_commit(root)
+        state = check_can_commit(root, paths)
     except SourceTreeError as error:
         return Prerequisite(what, error=error)
     where = state.branch or f"detached at {state.commit[:12]}"

@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING
 
 from rich.console import Console
 
-from tfbuild.errors import TfbuildError
+from tfbuild.errors import OutputPathError, TfbuildError
 from tfbuild.fileio import atomic_write_text, unified_diff
 from tfbuild.flavour import Flavour
 from tfbuild.log import Logger
@@ -69,9 +69,10 @@ from tfbuild.pipeline.plan_text import plan_text
 from tfbuild.pipeline.prerequisites import Prerequisite, check_prerequisites, check_xcode, require_prerequisites
 from tfbuild.pipeline.remote import CacheStats, forget_cache_stats, read_cache_stats, stats_record
 from tfbuild.pipeline.size_profiles import hot_kernel_files
+from tfbuild.stop_signals import deferred
 from tfbuild.templating import render
 from tfbuild.toolchain.targets import TargetProfile, get_target
-from tfbuild.tree.edits import EditPlan, check_flavour, plan_edits, revert_command
+from tfbuild.tree.edits import EditPlan, check_flavour, plan_edits
 from tfbuild.tree.facts import TreeFacts, git_commit, read_tree_facts
 from tfbuild.tree.kernel_index import KernelIndex, build_kernel_index
 from tfbuild.tree.mobile_types import MobileTypes
@@ -83,10 +84,11 @@ from tfbuild.tree.work_branch import (
     WORK_BRANCH,
     CommitResult,
     commit_files,
-    recorded_generated,
     refuse_foreign_files,
+    revert_command,
     tracked_paths,
     tree_lock,
+    unrecorded,
 )
 
 if TYPE_CHECKING:
@@ -253,6 +255,7 @@ def _run_build(options: BuildOptions, *, console: Console | None = None) -> Buil
     log = Logger(console)
     profile = get_target(options.target)
     tree = read_tree_facts(options.source) if options.source is not None else None
+    refuse_output_in_tree(options.output_dir, options.source)
     flavour = choose_flavour(options, profile, tree)
     if not options.dry_run and "xcode" in profile.requires:
         check_xcode(profile)  # before the analysis: nothing is worth running for it
@@ -267,6 +270,23 @@ def _run_build(options: BuildOptions, *, console: Console | None = None) -> Buil
         return BuildResult(planned.plan, text, tuple(planned.notes), planned.header_path, planned.header_text,
                            before_analysis=before, stop=_dry_run_stop(planned.prerequisites))
     return replace(_execute(planned, options, profile, tree, prepared, log, console), before_analysis=before)
+
+
+def refuse_output_in_tree(output_dir: Path, source: Path | None) -> None:
+    """Refuse an output directory in the source tree (or the tree itself), for the build and its
+    dry run alike (:class:`~tfbuild.errors.OutputPathError`, exit 2): the build's own steps
+    write and delete there (the Makefile's object-forgetting step empties ``gen/lib``, with
+    whatever the user kept in it), and its artifacts would stay in the checkout after
+    ``tfbuild edit --revert``, which removes only what it recorded."""
+    if source is None:
+        return
+    out, tree = Path(output_dir).resolve(), Path(source).resolve()
+    if out.is_relative_to(tree):
+        raise OutputPathError(
+            f"{output_dir}: the output directory is inside the source tree {source}; the build writes and deletes "
+            "files there",
+            hint="pass --out-dir outside the tree; the default, tfbuild-out/, is in the current directory",
+        )
 
 
 def _plan(
@@ -306,6 +326,7 @@ def _plan(
     prerequisites = check_prerequisites(
         plan, profile, options, host_tools=host_tools,
         commit_in=changes.root if changes is not None and changes.commits else None,
+        commit_paths=(*changes.files, *changes.written) if changes is not None else (),
     )
     return _Planned(plan, header_path, header_text, notes, changes, prerequisites, analysis.tensorflow_version)
 
@@ -366,7 +387,8 @@ def _change_tree_and_execute(
     changed = _ChangeLog(changes, renames_protobuf=renames) if changes is not None else None
     with _undo_notes(changed):
         if changed is not None:
-            changed.commit = _commit_tree_changes(changed.changes)
+            with deferred():  # a stop signal waits for the commit to be noted, so the notes name it
+                changed.commit = _commit_tree_changes(changed.changes)
         executed = execute_plan(plan, console=console, timeout=options.timeout)
     return executed, changed
 
@@ -529,8 +551,7 @@ def _tree_changes(plan: BuildPlan, tree: TreeFacts, edits: EditPlan | None) -> T
                 files[path] = (old, content)
     written = {path: content for path, content in inside.items() if path not in tracked}
     refuse_foreign_files(root, written)  # the user's own file there: stop before anything changes
-    recorded = recorded_generated(root)
-    return TreeChanges(root, edits, files, written, tuple(path for path in written if path not in recorded))
+    return TreeChanges(root, edits, files, written, unrecorded(root, written))
 
 
 def _commit_tree_changes(changes: TreeChanges) -> CommitResult | None:
@@ -538,7 +559,7 @@ def _commit_tree_changes(changes: TreeChanges) -> CommitResult | None:
     the tree stays clean for the next build, and ``tfbuild edit --revert`` undoes it all."""
     if not changes.commits:
         return None
-    generated = changes.unrecorded if changes.recordable else ()
+    generated = {path: changes.written[path] for path in changes.unrecorded} if changes.recordable else {}
     return commit_files(changes.root, changes.files, changes.message(), generated=generated)
 
 

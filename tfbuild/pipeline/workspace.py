@@ -230,8 +230,23 @@ def update_workspace(tree: Path, block: str) -> Path:
     path = Path(tree) / "WORKSPACE"
     if not path.is_file():
         raise SourceTreeError(f"{path}: not found", hint="pass --source with a TensorFlow checkout's top directory")
+    refuse_link_out_of_tree(path, Path(tree))
     text = path.read_text(encoding="utf-8")
     return atomic_write_text(path, apply_block(text, block, where=str(path)))
+
+
+def refuse_link_out_of_tree(path: Path, tree: Path) -> None:
+    """Refuse (:class:`SourceTreeError`, exit 4) to write ``path`` when it is a symbolic link
+    to a file outside ``tree``: the write goes through the link, into a file that is not the
+    tree's (another checkout's WORKSPACE, a file of the user's) and that no revert restores."""
+    if not path.is_symlink():
+        return
+    target = path.resolve()
+    if not target.is_relative_to(Path(tree).resolve()):
+        raise SourceTreeError(
+            f"{path}: a symbolic link to {target}, outside the tree; refusing to write through it",
+            hint="replace the link with a copy of the file it points to (or point it into the tree), then run again",
+        )
 
 
 def _check_parses(text: str, where: str) -> None:

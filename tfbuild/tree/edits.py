@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import contextlib
 import posixpath
-import shlex
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -159,11 +158,6 @@ def run_edit(request: EditRequest) -> EditOutcome:
 def run_revert(source: Path) -> RevertResult:
     with tree_lock(Path(source), "revert"):
         return revert(Path(source))
-
-
-def revert_command(source: Path) -> str:
-    """The one command that undoes every change tfbuild made to the tree at ``source``."""
-    return f"tfbuild edit --revert --source {shlex.quote(str(source))}"
 
 
 def plan_edits(root: Path, flavour: str, needs: Needs, index: KernelIndex) -> EditPlan:

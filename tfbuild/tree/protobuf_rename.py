@@ -205,18 +205,18 @@ def apply_protobuf_rename(plan: RenamePlan) -> RenamePlan:
             atomic_write_bytes(
                 root / rewrite.path, rewrite.new_text.encode("utf-8", "surrogateescape"), through_links=False
             )
+    copied: dict[str, bytes] = {}
     for source, target in plan.copies:
         source_path, target_path = root / source, root / target
-        atomic_write_bytes(
-            target_path, _proto_as_released(source_path.read_bytes()), mode=source_path.stat().st_mode & 0o7777
-        )
+        copied[target] = _proto_as_released(source_path.read_bytes())
+        atomic_write_bytes(target_path, copied[target], mode=source_path.stat().st_mode & 0o7777)
     if tracked:
         # The root copies are recorded too, so `tfbuild edit --revert` removes them.
         commit_files(
             root,
             {r.path: (r.old_text, r.new_text) for r in plan.rewrites if r.path in tracked},
             "tfbuild: rename protobuf to google::protobuf3 (as contrib/makefile/rename_protobuf.sh)",
-            generated=[target for _, target in plan.copies],
+            generated=copied,
         )
     return plan
 

@@ -27,13 +27,16 @@ import fcntl
 import os
 import posixpath
 import re
+import shlex
+import stat
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tfbuild.errors import SourceTreeError
-from tfbuild.fileio import atomic_write_bytes
+from tfbuild.errors import SourceTreeError, TfbuildError
+from tfbuild.fileio import atomic_write_bytes, sha256_bytes
+from tfbuild.stop_signals import deferred
 from tfbuild.tree.facts import head_commit, open_repo
 
 if TYPE_CHECKING:
@@ -48,6 +51,7 @@ IDENTITY = {
 }
 _TRAILER = re.compile(r"^Tfbuild-Base-(Branch|Commit): (.*)$", re.M)
 _GENERATED = re.compile(r"^Tfbuild-Generated: (.*)$", re.M)
+_GENERATED_DIGEST = re.compile(r"^Tfbuild-Generated-Sha256: ([0-9a-f]{64}) (.*)$", re.M)
 LOCK_NAME = "tfbuild.lock"
 """The per-tree lock file, in the checkout's (common) git directory: ``.git/tfbuild.lock``."""
 _held_locks: dict[Path, int] = {}
@@ -95,7 +99,7 @@ def tree_lock(root: Path | None, action: str) -> Iterator[None]:
     again by the same process, it is already held. A tree that is not a git checkout has no
     lock: nothing is committed there. The file stays (removing it would race a third run)."""
     repo = open_repo(Path(root)) if root is not None else None
-    if repo is None:
+    if root is None or repo is None:
         yield
         return
     path = Path(repo.common_dir).resolve() / LOCK_NAME
@@ -106,7 +110,14 @@ def tree_lock(root: Path | None, action: str) -> Iterator[None]:
         finally:
             _held_locks[path] -= 1
         return
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    except OSError as error:  # a read-only .git: nothing can be committed there either
+        raise SourceTreeError(
+            f"{path.parent}: not writable, and tfbuild writes there (its lock, then its commit); nothing was "
+            f"changed ({error.strerror})",
+            hint="make it writable, or build from a writable copy of the tree; then run again",
+        ) from None
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -121,10 +132,32 @@ def tree_lock(root: Path | None, action: str) -> Iterator[None]:
         _held_locks[path] = 1
         try:
             yield
+        except KeyboardInterrupt as stop:  # Ctrl-C, SIGTERM, SIGHUP (tfbuild.stop_signals)
+            if not getattr(stop, "__notes__", None):  # the build notes what it changed itself
+                stop.add_note(where_the_tree_is(Path(root)))
+            raise
         finally:
             del _held_locks[path]
     finally:
         os.close(fd)  # releases the lock
+
+
+def revert_command(source: Path) -> str:
+    """The one command that undoes every change tfbuild made to the tree at ``source``."""
+    return f"tfbuild edit --revert --source {shlex.quote(str(source))}"
+
+
+def where_the_tree_is(root: Path) -> str:
+    """One line, for a command stopped while it held the tree's lock, saying where the tree is
+    and what to do. A stop waits for a commit or a revert to be whole (:func:`deferred`), so the
+    tree either has tfbuild's edits, on its work branch, or has none."""
+    try:
+        has_edits = checkout_state(root).work_branch_exists
+    except SourceTreeError:
+        return f"undo whatever tfbuild changed with: {revert_command(root)}"
+    if has_edits:
+        return f"the tree has tfbuild's edits on {WORK_BRANCH}; undo them with: {revert_command(root)}"
+    return f"the tree {root} has none of tfbuild's edits"
 
 
 def _repo(root: Path) -> Repo:
@@ -172,11 +205,13 @@ def require_clean(state: CheckoutState, action: str) -> None:
         )
 
 
-def check_can_commit(root: Path) -> CheckoutState:
+def check_can_commit(root: Path, paths: Iterable[str] = ()) -> CheckoutState:
     """Raise unless :func:`commit_files` could commit in ``root`` now (clean, work branch
-    checked out or absent); callers check first when they change other files before it."""
+    checked out or absent, the directories of ``paths`` and of the commit writable); callers
+    check first when they change other files before it."""
     state = checkout_state(root)
     require_clean(state, "edit it")
+    refuse_unwritable(_repo(Path(root)), root, paths)
     if state.work_branch_exists and not state.on_work_branch:
         raise SourceTreeError(
             f"{root}: branch {WORK_BRANCH} exists but is not checked out",
@@ -187,56 +222,100 @@ def check_can_commit(root: Path) -> CheckoutState:
 
 
 def commit_files(
-    root: Path, files: Mapping[str, tuple[str, str]], message: str, *, generated: Sequence[str] = ()
+    root: Path, files: Mapping[str, tuple[str, str]], message: str, *,
+    generated: Mapping[str, str | bytes] | None = None,
 ) -> CommitResult:
     """Write ``files`` (path -> (expected old text, new text)) atomically and commit them on the
     work branch. On any failure the files and the branch are put back as they were.
 
-    ``generated``: repository paths of untracked files the caller is about to write into the
-    tree, recorded in the commit (a ``Tfbuild-Generated`` trailer each) so :func:`revert`
-    removes them; with no ``files`` the commit records only them.
+    ``generated``: untracked files the caller is about to write into the tree (repository path
+    -> text or bytes), recorded in the commit (a ``Tfbuild-Generated`` trailer each, and the SHA-256 of
+    the text in a ``Tfbuild-Generated-Sha256`` one) so :func:`revert` removes them, and only
+    while they still hold what tfbuild wrote; with no ``files`` the commit records only them.
     """
-    state = check_can_commit(root)
-    repo = _repo(Path(root))
-    for path in generated:
-        _check_generated_path(root, path)
-    base_branch, base_commit = _base_of(repo, state)
-    for path, (old, _) in files.items():
-        if _read(Path(root) / path) != old:
-            raise SourceTreeError(
-                f"{Path(root) / path}: changed since the edit was planned", hint="run tfbuild again"
-            )
-    created = not state.on_work_branch
-    if created:
-        repo.git.checkout("-q", "-b", WORK_BRANCH)
-    try:
-        for path, (_, new) in files.items():
-            atomic_write_bytes(Path(root) / path, new.encode("utf-8", "surrogateescape"), through_links=False)
-        if files:
-            repo.git.add("--", *files)
-        trailers = [f"Tfbuild-Base-Branch: {base_branch or '(detached)'}", f"Tfbuild-Base-Commit: {base_commit}"]
-        trailers += [f"Tfbuild-Generated: {path}" for path in generated]
-        with repo.git.custom_environment(**IDENTITY):
-            repo.git.commit(
-                "-q", "--no-verify", "--no-gpg-sign", "--allow-empty", "-m", f"{message}\n\n" + "\n".join(trailers)
-            )
-    except BaseException as error:
+    generated = dict(generated or {})
+    with deferred():  # a stop signal waits for the commit, or for its rollback: never between
+        state = check_can_commit(root, [*files, *generated])
+        repo = _repo(Path(root))
+        for path in generated:
+            _check_generated_path(root, path)
+        base_branch, base_commit = _base_of(repo, state)
         for path, (old, _) in files.items():
-            atomic_write_bytes(Path(root) / path, old.encode("utf-8", "surrogateescape"), through_links=False)
-        if files:
-            repo.git.reset("-q", "--", *files)
+            if _read(Path(root) / path) != old:
+                raise SourceTreeError(
+                    f"{Path(root) / path}: changed since the edit was planned", hint="run tfbuild again"
+                )
+        created = not state.on_work_branch
         if created:
-            repo.git.checkout("-q", base_branch or base_commit)
-            repo.git.branch("-D", WORK_BRANCH)
-        import git
+            repo.git.checkout("-q", "-b", WORK_BRANCH)
+        try:
+            for path, (_, new) in files.items():
+                atomic_write_bytes(Path(root) / path, new.encode("utf-8", "surrogateescape"), through_links=False)
+            if files:
+                repo.git.add("--", *files)
+            trailers = [f"Tfbuild-Base-Branch: {base_branch or '(detached)'}", f"Tfbuild-Base-Commit: {base_commit}"]
+            trailers += [f"Tfbuild-Generated: {path}" for path in generated]
+            trailers += [f"Tfbuild-Generated-Sha256: {_text_digest(text)} {path}" for path, text in generated.items()]
+            with repo.git.custom_environment(**IDENTITY):
+                repo.git.commit(
+                    "-q", "--no-verify", "--no-gpg-sign", "--allow-empty", "-m", f"{message}\n\n" + "\n".join(trailers)
+                )
+        except BaseException as error:
+            _roll_back(repo, Path(root), files, (base_branch or base_commit) if created else None, error)
+            import git
 
-        if isinstance(error, git.GitCommandError):
+            if isinstance(error, git.GitCommandError):
+                raise SourceTreeError(
+                    f"{root}: git could not commit tfbuild's edits, so nothing was changed: {_git_reason(error)}",
+                    hint=f"repair the checkout (git -C {root} fsck names what is missing), then run tfbuild again",
+                ) from None
+            raise
+        return CommitResult(WORK_BRANCH, repo.head.commit.hexsha, base_branch, base_commit)
+
+
+def refuse_unwritable(repo: Repo, root: Path, paths: Iterable[str]) -> None:
+    """Refuse (:class:`SourceTreeError`, before anything changes) when a directory tfbuild
+    writes into is read-only: where each of ``paths`` (repository paths) goes, or the nearest
+    directory that exists above it, and the git directory the commit goes into. Found later,
+    after the work branch is checked out, it is a failure half-way that the rollback, writing in
+    the same directories, could not always undo."""
+    directories = {Path(repo.git_dir), Path(repo.common_dir)}
+    for path in paths:
+        directory = (Path(root) / path).parent
+        while not directory.exists() and directory != directory.parent:
+            directory = directory.parent
+        directories.add(directory)
+    for directory in sorted(directories):
+        if not os.access(directory, os.W_OK):
             raise SourceTreeError(
-                f"{root}: git could not commit tfbuild's edits, so nothing was changed: {_git_reason(error)}",
-                hint=f"repair the checkout (git -C {root} fsck names what is missing), then run tfbuild again",
-            ) from None
-        raise
-    return CommitResult(WORK_BRANCH, repo.head.commit.hexsha, base_branch, base_commit)
+                f"{directory}: not writable, and tfbuild writes there; nothing was changed",
+                hint="make it writable, or build from a writable copy of the tree; then run again",
+            )
+
+
+def _roll_back(
+    repo: Repo, root: Path, files: Mapping[str, tuple[str, str]], branch_back: str | None, error: BaseException
+) -> None:
+    """Put ``files`` and the branch back as they were before :func:`commit_files` (``branch_back``:
+    the branch or commit to check out again, None when the work branch was checked out already).
+    Each part on its own: one that fails (a file that cannot be written back) does not keep the
+    user's branch from being checked out again; what could not be undone is noted on ``error``."""
+    import git
+
+    for path, (old, _) in files.items():
+        try:
+            if _read(root / path) != old:  # written: a failed write left the file as it was
+                atomic_write_bytes(root / path, old.encode("utf-8", "surrogateescape"), through_links=False)
+        except (OSError, TfbuildError) as failure:
+            error.add_note(f"could not put back {root / path}: {failure}")
+    undo = [("reset", "-q", "--", *files)] if files else []
+    if branch_back is not None:
+        undo += [("checkout", "-q", branch_back), ("branch", "-D", WORK_BRANCH)]
+    for args in undo:
+        try:
+            repo.git.execute(["git", *args])
+        except git.GitCommandError as failure:
+            error.add_note(f"could not undo in {root}: git {' '.join(args[:2])}: {_git_reason(failure)}")
 
 
 def _git_reason(error: GitCommandError) -> str:
@@ -249,41 +328,172 @@ def _git_reason(error: GitCommandError) -> str:
 
 
 def revert(root: Path) -> RevertResult:
-    """Undo every tfbuild edit commit: back to the base branch/commit, work branch deleted."""
+    """Undo every tfbuild edit commit: back to the base branch/commit, work branch deleted, the
+    files tfbuild wrote removed, the modes of the files it changed as they were.
+
+    Refused, before anything changes, when that would lose something of the user's: a commit
+    of theirs on the work branch that no other branch or tag holds, or a file tfbuild wrote
+    that they have changed since (its content is not one tfbuild recorded writing)."""
+    with deferred():  # a stop signal waits: the checkout and the branch's deletion go together
+        return _revert(Path(root))
+
+
+def _revert(root: Path) -> RevertResult:
     state = checkout_state(root)
     if not state.work_branch_exists:
         return RevertResult(False, None, None, 0)
     require_clean(state, "revert the edits")
-    repo = _repo(Path(root))
+    repo = _repo(root)
     tip = repo.heads[WORK_BRANCH].commit
-    trailers = _trailers(tip)
+    trailers = _tfbuild_trailers(repo, tip)
     base_branch = trailers.get("Branch")
     base_commit = trailers.get("Commit")
     if not base_commit or not _is_ancestor(repo, base_commit, tip):
         raise SourceTreeError(
             f"{root}: {WORK_BRANCH} does not record the commit tfbuild started from",
-            hint=f"check out your branch and delete {WORK_BRANCH} by hand",
+            hint=f"keep any commit of yours on it on a branch of your own first: git -C {root} branch NAME "
+            f"{WORK_BRANCH}; then check out your branch and delete {WORK_BRANCH}",
         )
+    users = _refuse_unkept_commits(repo, root, base_commit, tip)
     target = base_branch if base_branch and base_branch in [h.name for h in repo.heads] else base_commit
-    removed = int(repo.git.rev_list("--count", f"{base_commit}..{tip.hexsha}"))
+    removed = int(repo.git.rev_list("--count", f"{base_commit}..{tip.hexsha}")) - users
     generated = _generated_between(repo, base_commit, tip.hexsha)
+    _refuse_changed_generated(repo, root, base_commit, tip.hexsha, generated)
+    modes = _modes(repo, root, target, tip.hexsha)
     if state.on_work_branch:
         repo.git.checkout("-q", target)
     repo.git.branch("-D", WORK_BRANCH)
+    _restore_modes(root, modes)
     return RevertResult(True, target, repo.head.commit.hexsha, removed, _remove_untracked(root, generated))
 
 
+def _tfbuild_trailers(repo: Repo, tip: Commit) -> dict[str, str]:
+    """The ``Tfbuild-Base-*`` trailers of the newest commit tfbuild made at or below ``tip``
+    (the work branch's tip may be a commit of the user's, made on top of tfbuild's)."""
+    for commit in repo.iter_commits(tip.hexsha, first_parent=True, max_count=200):
+        trailers = _trailers(commit)
+        if "Commit" in trailers:
+            return trailers
+    return {}
+
+
+def _refuse_unkept_commits(repo: Repo, root: Path, base: str, tip: Commit) -> int:
+    """Refuse to delete the work branch while it holds a commit tfbuild did not make (the user
+    committed on top of it) that no other branch or tag holds: deleting it would drop that
+    commit. Kept on a branch of the user's, it stays there and the revert goes ahead. Returns
+    how many such commits (all kept elsewhere) the branch holds."""
+    ours = f"refs/heads/{WORK_BRANCH}"
+    users = 0
+    for commit in repo.iter_commits(f"{base}..{tip.hexsha}"):
+        if commit.committer.email == IDENTITY["GIT_COMMITTER_EMAIL"] and "Commit" in _trailers(commit):
+            continue
+        users += 1
+        holders: str = repo.git.for_each_ref("--contains", commit.hexsha, "--format=%(refname)", "refs/heads",
+                                             "refs/tags")
+        if not [ref for ref in holders.splitlines() if ref and ref != ours]:
+            summary = str(commit.summary)[:60]
+            raise SourceTreeError(
+                f"{root}: {WORK_BRANCH} holds commit {commit.hexsha[:12]} ({summary!r}) that tfbuild did not make "
+                "and no other branch holds; refusing to delete the branch and lose it",
+                hint=f"keep it on a branch of your own first: git -C {root} branch NAME {WORK_BRANCH}; then run "
+                "the revert again, which leaves it there (do not delete the branch by hand)",
+            )
+    return users
+
+
+def _recorded_digests(repo: Repo, base: str, tip: str) -> dict[str, set[str]]:
+    """Per generated path, the SHA-256 of every content tfbuild recorded writing there
+    (``Tfbuild-Generated-Sha256``) in the commits after ``base`` up to ``tip``."""
+    found: dict[str, set[str]] = {}
+    for commit in repo.iter_commits(f"{base}..{tip}"):
+        message = commit.message
+        text = message.decode("utf-8", "replace") if isinstance(message, bytes) else message
+        for digest, path in _GENERATED_DIGEST.findall(text):
+            found.setdefault(path.strip(), set()).add(digest)
+    return found
+
+
+def _is_tfbuilds(file: Path, digests: set[str] | None) -> bool:
+    """Whether ``file`` holds content tfbuild wrote: one of ``digests``. A path recorded with no
+    digest (by a tfbuild that recorded none) is taken as tfbuild's, as it was then."""
+    if digests is None:
+        return True
+    try:
+        return sha256_bytes(file.read_bytes()) in digests
+    except OSError:
+        return False
+
+
+def _refuse_changed_generated(repo: Repo, root: Path, base: str, tip: str, generated: Sequence[str]) -> None:
+    """Refuse the revert, before anything changes, when a file tfbuild wrote into the tree now
+    holds content it did not write (the user edited it): removing it would lose the edit."""
+    digests = _recorded_digests(repo, base, tip)
+    present = [path for path in generated if _is_plain_relative(path) and (root / path).is_file()]
+    for path in sorted(set(present) - tracked_paths(root, present)):
+        if not _is_tfbuilds(root / path, digests.get(path)):
+            raise SourceTreeError(
+                f"{root / path}: tfbuild wrote this file, but it has changed since; refusing to delete it",
+                hint="move it out of the tree to keep it (or delete it if the change is not yours), then run again",
+            )
+
+
+def _modes(repo: Repo, root: Path, target: str, tip: str) -> dict[str, int]:
+    """The permission bits of the files the checkout of ``target`` will rewrite: git keeps only
+    the executable bit, so a user's ``chmod 444`` would come back as 644."""
+    changed: str = repo.git.diff("--name-only", "-z", target, tip)
+    modes = {}
+    for path in filter(None, changed.split("\0")):
+        with contextlib.suppress(OSError):
+            info = os.lstat(root / path)
+            if stat.S_ISREG(info.st_mode):
+                modes[path] = stat.S_IMODE(info.st_mode)
+    return modes
+
+
+def _restore_modes(root: Path, modes: Mapping[str, int]) -> None:
+    """Give the files back the permission bits ``modes`` holds, but for the executable bits,
+    which are git's (the checked-out commit's)."""
+    for path, mode in modes.items():
+        with contextlib.suppress(OSError):
+            info = os.lstat(root / path)
+            if stat.S_ISREG(info.st_mode):
+                os.chmod(root / path, (mode & ~0o111) | (stat.S_IMODE(info.st_mode) & 0o111))
+
+
 def recorded_generated(root: Path) -> frozenset[str]:
-    """The untracked files the checked-out work branch records (``Tfbuild-Generated``); none
-    when the work branch is not checked out."""
+    """The untracked files the checked-out work branch records (``Tfbuild-Generated``) that
+    hold content tfbuild wrote; none when the work branch is not checked out."""
     state = checkout_state(root)
     if not state.on_work_branch:
         return frozenset()
     repo = _repo(Path(root))
-    base = _trailers(repo.head.commit).get("Commit")
+    base = _tfbuild_trailers(repo, repo.head.commit).get("Commit")
     if not base or not _is_ancestor(repo, base, repo.head.commit):
         return frozenset()
-    return frozenset(_generated_between(repo, base, repo.head.commit.hexsha))
+    digests = _recorded_digests(repo, base, repo.head.commit.hexsha)
+    return frozenset(path for path in _generated_between(repo, base, repo.head.commit.hexsha)
+                     if not (Path(root) / path).is_file() or _is_tfbuilds(Path(root) / path, digests.get(path)))
+
+
+def unrecorded(root: Path, written: Mapping[str, str]) -> tuple[str, ...]:
+    """Those of ``written`` (repository path -> the text tfbuild will write there) that the
+    checked-out work branch does not record with that content: the next commit records them."""
+    state = checkout_state(root)
+    if not state.on_work_branch:
+        return tuple(written)
+    repo = _repo(Path(root))
+    base = _tfbuild_trailers(repo, repo.head.commit).get("Commit")
+    if not base or not _is_ancestor(repo, base, repo.head.commit):
+        return tuple(written)
+    digests = _recorded_digests(repo, base, repo.head.commit.hexsha)
+    recorded = set(_generated_between(repo, base, repo.head.commit.hexsha))
+    return tuple(path for path, text in written.items()
+                 if path not in recorded or _text_digest(text) not in digests.get(path, {_text_digest(text)}))
+
+
+def _text_digest(content: str | bytes) -> str:
+    """The SHA-256 of ``content`` as written into the tree (text as UTF-8)."""
+    return sha256_bytes(content if isinstance(content, bytes) else content.encode("utf-8"))
 
 
 def base_commit(root: Path, commit: str) -> str:
@@ -313,8 +523,9 @@ def tracked_paths(root: Path, paths: Iterable[str]) -> frozenset[str]:
 def refuse_foreign_files(root: Path, paths: Iterable[str]) -> None:
     """Refuse (:class:`SourceTreeError`, before anything changes) when a file is already at one
     of ``paths`` (repository paths where tfbuild is about to write an untracked file) that git
-    does not track and that the checked-out work branch does not record as tfbuild's: it is the
-    user's own, which tfbuild's write would replace and ``tfbuild edit --revert`` would delete."""
+    does not track and that the checked-out work branch does not record as tfbuild's (one tfbuild
+    wrote that the user has changed since counts as theirs): it is the user's own, which
+    tfbuild's write would replace and ``tfbuild edit --revert`` would delete."""
     present = [path for path in paths if os.path.lexists(Path(root) / path)]
     if not present:
         return
@@ -386,7 +597,7 @@ def _is_plain_relative(path: str) -> bool:
 def _base_of(repo: Repo, state: CheckoutState) -> tuple[str | None, str]:
     """The branch/commit the edits started from: recorded on the work branch, or current."""
     if state.on_work_branch:
-        trailers = _trailers(repo.head.commit)
+        trailers = _tfbuild_trailers(repo, repo.head.commit)
         branch = trailers.get("Branch")
         return (None if branch in (None, "(detached)") else branch), trailers.get("Commit", state.commit)
     return state.branch, state.commit

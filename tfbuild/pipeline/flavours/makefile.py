@@ -111,6 +111,7 @@ from tfbuild.tree.build_files.op_files_list import OP_FILES_LIST
 from tfbuild.tree.contrib_makefile import makefile_variables
 from tfbuild.tree.facts import MAKEFILE, MAKEFILE_DIR, TreeFacts
 from tfbuild.tree.java_api import TreeJavaApi, full_runtime_uses, missing_eager_api
+from tfbuild.tree.makefile_inputs import require_makefile_inputs
 from tfbuild.tree.protobuf_rename import apply_protobuf_rename, plan_protobuf_rename
 
 __all__ = [
@@ -144,13 +145,17 @@ _MAKE_SAFE_SOURCE = re.compile(r"[A-Za-z0-9_./+-]+\.cc\Z")
 
 
 def check(options: BuildOptions, profile: TargetProfile, tree: TreeFacts | None) -> None:
-    """A tree without the contrib Makefile (TF 2.1 and later) cannot be built by it, and lite
-    protos need a tree whose sources switch to them."""
+    """A tree without the contrib Makefile (TF 2.1 and later) cannot be built by it, one missing
+    inputs its lists name would fail at make's "No rule to make target" an hour in (named, all
+    of them, now: :mod:`tfbuild.tree.makefile_inputs`), and lite protos need a tree whose
+    sources switch to them."""
     if tree is not None and not tree.has_makefile:
         raise SourceTreeError(
             f"{tree.root}: TensorFlow {tree.version} has no tensorflow/contrib/makefile (removed in 2.1)",
             hint="build it with --flavour bazel",
         )
+    if tree is not None:
+        require_makefile_inputs(tree.root)
     if tree is not None and options.protobuf_runtime == "lite":
         check_lite(tree.root, str(tree.version), target=profile.name, platform=profile.platform,
                    renamed=options.protobuf_rename)
