@@ -10,8 +10,11 @@ reads the lists the tree's own Makefile reads and names every listed input that 
 the build (and its dry run) stops before it starts, naming all of them at once.
 
 A generated file in a list (``x.pb.cc``, ``x.pb_text.cc`` and their headers) is made from its
-``x.proto``: that is the input checked. Wildcards (``$(wildcard tensorflow/core/*.cc)``) are
-not inputs that can be missing: make expands them to what is there.
+``x.proto``: that is the input checked. A source entry stands for its object: the Makefile maps
+``x.cc`` and ``x.c`` alike to ``x.o`` (``$(patsubst %.cc,%.o,$(patsubst %.c,%.o,...))``), which its
+pattern rules make from ``x.cc`` or ``x.c``, whichever is there; r1.9 and 1.15 list
+``sparse_reshape_op.c`` and ``initializable_lookup_table.c``, whose ``.cc`` is what compiles.
+Wildcards (``$(wildcard tensorflow/core/*.cc)``) are not inputs that can be missing: make expands them to what is there.
 """
 
 from __future__ import annotations
@@ -81,9 +84,17 @@ def missing_makefile_inputs(root: Path) -> list[MissingInput]:
             continue
         entries = read_input_bytes(listing, error=SourceTreeError).decode("utf-8", "surrogateescape").split()
         for entry in dict.fromkeys(input_of(entry) for entry in entries):
-            if not _inside(entry) or not (root / entry).exists():
+            if not _inside(entry) or not any((root / source).exists() for source in _sources_of(entry)):
                 missing.setdefault(entry, []).append(name)
     return _grouped(root, missing)
+
+
+def _sources_of(entry: str) -> tuple[str, ...]:
+    """The files make may build a listed entry's object from: ``x.cc`` or ``x.c`` for either."""
+    stem, dot, suffix = entry.rpartition(".")
+    if dot and suffix in ("cc", "c"):
+        return (f"{stem}.cc", f"{stem}.c")
+    return (entry,)
 
 
 def _inside(path: str) -> bool:
