@@ -21,11 +21,12 @@ and older, or, for a clang-only NDK, tfbuild's adapter, which gives make the NDK
 complete flag set on its command line and cross-builds protobuf and nsync with the same clang.
 
 A size profile (:mod:`tfbuild.pipeline.size_profiles`) adds its flags for every object to
-``OPTFLAGS`` too, after the target's own (the last ``-O`` wins) and before ``--extra-cflag``.
+``OPTFLAGS`` too, after the target's own and before ``--extra-cflag``; of the ``-O`` levels only
+the last stays (the profile's, or ``--extra-cflag``'s), so each compile line names one level.
 Its per-file and link flags go into ``tfbuild-profile.mk``, written into the output directory
 (``/out`` in the container) and read after TensorFlow's Makefile (``make -f Makefile -f
-tfbuild-profile.mk``), which stays unedited: a target-specific ``private override CXXFLAGS +=
--O2`` for each hot kernel's object (``$(OBJDIR)tensorflow/core/kernels/conv_ops.o``, the
+tfbuild-profile.mk``), which stays unedited: a target-specific ``private override CXXFLAGS :=
+$(filter-out -O%,$(CXXFLAGS)) -O2`` for each hot kernel's object (``$(OBJDIR)tensorflow/core/kernels/conv_ops.o``, the
 Makefile's own object names) and ``override LDFLAGS += ...`` for the benchmark's link.
 Target-specific ``OPTFLAGS`` would not do: ``CXXFLAGS`` is a simple variable that took
 ``OPTFLAGS``' value when the Makefile was read. ``override`` is what beats a ``CXXFLAGS`` or
@@ -86,6 +87,7 @@ from tfbuild.pipeline.flavours.layout import (
     tree_header_file,
 )
 from tfbuild.pipeline.notes import Note
+from tfbuild.pipeline.opt_level import one_optimisation_level
 from tfbuild.pipeline.options import BuildOptions
 from tfbuild.pipeline.per_file_selection import APP_SELECTION_SOURCE, SELECTION_DIR, SELECTION_MAKEFILE
 from tfbuild.pipeline.plan import AndroidNdkUse, AppliedSizeProfile, Artifact, BuildPlan, GeneratedFile, Step
@@ -535,8 +537,8 @@ class _Makefile:
         # output directory, which differs from app to app, and a new command line rebuilds all.
         header = () if self.request.selection is not None else (f"-I{self.layout.header_dir}",)
         lite = (LITE_DEFINE,) if options.protobuf_runtime == "lite" else ()
-        return (*self.profile.optflags, *size.cflags, *SELECTIVE_FLAGS, *lite, *header, *self._prefix_maps(),
-                *options.extra_cflags)
+        return one_optimisation_level((*self.profile.optflags, *size.cflags, *SELECTIVE_FLAGS, *lite, *header,
+                                       *self._prefix_maps(), *options.extra_cflags))
 
     @functools.cached_property
     def _makefile_text(self) -> str:
