@@ -113,6 +113,7 @@ from tfbuild.tree.build_files.op_files_list import OP_FILES_LIST
 from tfbuild.tree.contrib_makefile import makefile_variables
 from tfbuild.tree.facts import MAKEFILE, MAKEFILE_DIR, TreeFacts
 from tfbuild.tree.java_api import TreeJavaApi, full_runtime_uses, missing_eager_api
+from tfbuild.tree.protobuf_pin import read_protobuf_pin
 from tfbuild.tree.protobuf_rename import apply_protobuf_rename, plan_protobuf_rename
 
 __all__ = [
@@ -188,11 +189,16 @@ def plan(request: PlanRequest) -> BuildPlan:
     profile_mk = _profile_makefile(request, size)
     lite = _lite_files(request, layout)
     makefile = _Makefile(request, profile, layout, adapter, clang, host, remote.env)
+    protobuf = read_protobuf_pin(request.tree.root)
     steps, fixups = apply_fixups(
         makefile.steps(size, profile_mk, layout.out / PROFILE_MAKEFILE if profile_mk else None, lite),
         request.tree.version,
-        values=_fixup_values(clang, layout, request.profile.arch),
+        values={**_fixup_values(clang, layout, request.profile.arch),
+                "protobuf": protobuf.name, "protobuf_subdirs": protobuf.subdirs or "its googletest or gmock"},
+        tree_facts=protobuf.facts(),
     )
+    left_out = "" if protobuf.facts() else "; the fix-ups for a protobuf that downloads it are left out"
+    makefile.notes.append(Note("protobuf", protobuf.line() + left_out))
     generated = (header_file(request), tree_header_file(request), *((profile_mk,) if profile_mk else ()),
                  *(lite.files if lite else ()), *_selection_files(request))
     jni = _jni_library(request, makefile, size, artifacts, has_clang=clang is not None)
@@ -226,10 +232,10 @@ def plan(request: PlanRequest) -> BuildPlan:
     )
 
 
-def _fixup_values(clang: ClangToolchain | None, layout: BuildLayout, arch: str) -> dict[str, str] | None:
-    """What the fix-ups of a clang adapter build fill their templates with; None without clang."""
+def _fixup_values(clang: ClangToolchain | None, layout: BuildLayout, arch: str) -> dict[str, str]:
+    """What the fix-ups of a clang adapter build fill their templates with; none without clang."""
     if clang is None:
-        return None
+        return {}
     makefile_dir = layout.tree_src / MAKEFILE_DIR
     return {
         **fixup_values(clang, makefile_dir, arch),
