@@ -73,6 +73,7 @@ from tfbuild.templating import render
 from tfbuild.toolchain.targets import TargetProfile, get_target
 from tfbuild.tree.edits import EditPlan, check_flavour, plan_edits, revert_command
 from tfbuild.tree.facts import TreeFacts, git_commit, read_tree_facts
+from tfbuild.tree.git_version import describe, tree_commits
 from tfbuild.tree.kernel_index import KernelIndex, build_kernel_index
 from tfbuild.tree.mobile_types import MobileTypes
 from tfbuild.tree.needs import KernelNeed, Needs, header_needs
@@ -631,9 +632,15 @@ def _tensorflow_record(
 ) -> TensorFlowRecord:
     if tree is not None:
         # Read now, not taken from ``tree``: the edits committed on the work branch since.
-        commit = git_commit(tree.root)
+        head = git_commit(tree.root)
+        if head is None:
+            return TensorFlowRecord(
+                version=str(tree.version), commit=None, source=str(tree.root), analysis_version=analysis_version
+            )
+        commits = tree_commits(tree.root, head)
         return TensorFlowRecord(
-            version=str(tree.version), commit=commit, source=str(tree.root), analysis_version=analysis_version
+            version=str(tree.version), commit=commits.user, source=str(tree.root), analysis_version=analysis_version,
+            work_commit=commits.work, describe=describe(tree.root, commits.user),
         )
     assert tensorflow is not None
     return TensorFlowRecord(

@@ -112,6 +112,14 @@ from tfbuild.toolchain.tf_versions import ndk_majors_text, tree_requirements
 from tfbuild.tree.build_files.op_files_list import OP_FILES_LIST
 from tfbuild.tree.contrib_makefile import makefile_variables
 from tfbuild.tree.facts import MAKEFILE, MAKEFILE_DIR, TreeFacts
+from tfbuild.tree.git_version import (
+    DESCRIBE_GIT_DIR,
+    GEN_GIT_SOURCE,
+    describe,
+    describe_git_dir,
+    runs_gen_git_source,
+    tree_commits,
+)
 from tfbuild.tree.java_api import TreeJavaApi, full_runtime_uses, missing_eager_api
 from tfbuild.tree.protobuf_pin import read_protobuf_pin
 from tfbuild.tree.protobuf_rename import apply_protobuf_rename, plan_protobuf_rename
@@ -199,8 +207,11 @@ def plan(request: PlanRequest) -> BuildPlan:
     )
     left_out = "" if protobuf.facts() else "; the fix-ups for a protobuf that downloads it are left out"
     makefile.notes.append(Note("protobuf", protobuf.line() + left_out))
+    version = makefile.version
     generated = (header_file(request), tree_header_file(request), *((profile_mk,) if profile_mk else ()),
-                 *(lite.files if lite else ()), *_selection_files(request))
+                 *(lite.files if lite else ()), *_selection_files(request), *(version.files if version else ()))
+    if version is not None:
+        makefile.notes.append(version.note)
     jni = _jni_library(request, makefile, size, artifacts, has_clang=clang is not None)
     if jni is not None:
         steps, generated = (*steps, *jni.steps), (*generated, *jni.generated_files)
@@ -246,6 +257,14 @@ def _fixup_values(clang: ClangToolchain | None, layout: BuildLayout, arch: str) 
 def _ccache_statistics(layout: BuildLayout, request: PlanRequest) -> Step:
     return Step("ccache statistics", ("ccache", "--print-stats"), layout.tree_src,
                 log=request.options.output_dir / CCACHE_STATS_FILE)
+
+
+@dataclass(frozen=True)
+class _Version:
+    """The git directory the make step describes, and the plan's note on what it names."""
+
+    files: tuple[GeneratedFile, ...]
+    note: Note
 
 
 @dataclass(frozen=True)
@@ -409,9 +428,31 @@ class _Makefile:
         if self.layout.ccache is not None:
             # The statistics the plan's last step prints are this build's (the volume outlives it).
             steps.append(Step("ccache: zero the statistics", ("ccache", "--zero-stats"), self.src))
-        steps.append(Step(f"build TensorFlow ({self.request.profile.name})", argv, self.src, env=self.env,
-                          tags=self.tags, dry_run=("-n",)))
+        steps.append(Step(f"build TensorFlow ({self.request.profile.name})", argv, self.src,
+                          env={**self.env, **self._version_env()}, tags=self.tags, dry_run=("-n",)))
         return tuple(steps)
+
+    def _version_env(self) -> dict[str, str]:
+        """``GIT_DIR`` for the make step when the Makefile writes version_info.cc with the tree's
+        gen_git_source.sh (:mod:`tfbuild.tree.git_version`): the user's commit is described."""
+        return {"GIT_DIR": DESCRIBE_GIT_DIR} if self.version is not None else {}
+
+    @functools.cached_property
+    def version(self) -> _Version | None:
+        """What the built library's ``tf_git_version()`` will name, when the build decides it."""
+        tree = self.request.tree
+        assert tree is not None
+        if tree.commit is None or not runs_gen_git_source(self._makefile_text):
+            return None
+        commits = tree_commits(tree.root, tree.commit)
+        files = tuple(GeneratedFile(path=tree.root / path, content=content)
+                      for path, content in describe_git_dir(tree.root, commits.user).items())
+        described = describe(tree.root, commits.user) or "unknown"
+        note = Note("version", (
+            f"the library's tf_git_version() names {described}, your commit {commits.user[:12]} as "
+            f"{GEN_GIT_SOURCE} describes it (git describe --long --tags), not tfbuild's work commit: its make "
+            f"step runs with GIT_DIR={DESCRIBE_GIT_DIR}, whose HEAD is your commit"))
+        return _Version(files, note)
 
     def _target_nsync_step(self) -> Step:
         profile, env = self.profile, dict(self.env)
