@@ -30,7 +30,7 @@ PIPELINE_LAYERS = (
     ("options",),
     ("workspace",),
     ("flavours",),
-    ("prerequisites",),
+    ("prerequisites", "work_estimate"),
     ("run",),
     ("verify", "example"),
 )

@@ -90,7 +90,15 @@ from tfbuild.pipeline.notes import Note
 from tfbuild.pipeline.opt_level import one_optimisation_level
 from tfbuild.pipeline.options import BuildOptions
 from tfbuild.pipeline.per_file_selection import APP_SELECTION_SOURCE, SELECTION_DIR, SELECTION_MAKEFILE
-from tfbuild.pipeline.plan import AndroidNdkUse, AppliedSizeProfile, Artifact, BuildPlan, GeneratedFile, Step
+from tfbuild.pipeline.plan import (
+    AndroidNdkUse,
+    AppliedFixup,
+    AppliedSizeProfile,
+    Artifact,
+    BuildPlan,
+    GeneratedFile,
+    Step,
+)
 from tfbuild.pipeline.protobuf_runtime import (
     BENCHMARK_OBJECT,
     GIVEN_UP,
@@ -125,8 +133,8 @@ from tfbuild.tree.protobuf_pin import read_protobuf_pin
 from tfbuild.tree.protobuf_rename import apply_protobuf_rename, plan_protobuf_rename
 
 __all__ = [
-    "DOWNLOAD_STEP", "MAKEFILE", "MAKEFILE_NDK_API_LEVEL", "PROFILE_MAKEFILE", "PROTOBUF_RENAME_STEP", "RenameProtobuf",
-    "check", "plan", "prepare",
+    "DOWNLOAD_STEP", "FORGET_STEP", "MAKEFILE", "MAKEFILE_NDK_API_LEVEL", "PROFILE_MAKEFILE", "PROTOBUF_RENAME_STEP",
+    "RenameProtobuf", "check", "plan", "prepare",
 ]
 
 DOWNLOADS = f"{MAKEFILE_DIR}/downloads"
@@ -146,6 +154,7 @@ GEN_DIR = "gen"
 SELECTION_BASE = f"{MAKEFILE_DIR}/{GEN_DIR}/{SELECTION_DIR}"
 """Per-file selection headers, relative to the tree's root (the Makefile's git-ignored gen/)."""
 FLAGS_STAMP = "tfbuild-build-flags.sha256"
+FORGET_STEP = "forget objects built with other flags"
 BUILT_WITH_TARGET_FLAGS = ("obj", "dep", "lib", "bin", "proto")
 """What the Makefile builds under ``gen/`` with the target's flags (every target's, below
 these), and the target's protos (``proto``: generated for the full or the lite runtime).
@@ -197,21 +206,13 @@ def plan(request: PlanRequest) -> BuildPlan:
     profile_mk = _profile_makefile(request, size)
     lite = _lite_files(request, layout)
     makefile = _Makefile(request, profile, layout, adapter, clang, host, remote.env)
-    protobuf = read_protobuf_pin(request.tree.root)
-    steps, fixups = apply_fixups(
-        makefile.steps(size, profile_mk, layout.out / PROFILE_MAKEFILE if profile_mk else None, lite),
-        request.tree.version,
-        values={**_fixup_values(clang, layout, request.profile.arch),
-                "protobuf": protobuf.name, "protobuf_subdirs": protobuf.subdirs or "its googletest or gmock"},
-        tree_facts=protobuf.facts(),
-    )
-    left_out = "" if protobuf.facts() else "; the fix-ups for a protobuf that downloads it are left out"
-    makefile.notes.append(Note("protobuf", protobuf.line() + left_out))
+    steps, fixups = _with_fixups(
+        makefile, makefile.steps(size, profile_mk, layout.out / PROFILE_MAKEFILE if profile_mk else None, lite),
+        _fixup_values(clang, layout, request.profile.arch))
     version = makefile.version
     generated = (header_file(request), tree_header_file(request), *((profile_mk,) if profile_mk else ()),
                  *(lite.files if lite else ()), *_selection_files(request), *(version.files if version else ()))
-    if version is not None:
-        makefile.notes.append(version.note)
+    makefile.notes += [version.note] if version is not None else []
     jni = _jni_library(request, makefile, size, artifacts, has_clang=clang is not None)
     if jni is not None:
         steps, generated = (*steps, *jni.steps), (*generated, *jni.generated_files)
@@ -241,6 +242,22 @@ def plan(request: PlanRequest) -> BuildPlan:
         network=remote.network,
         protobuf_runtime=request.options.protobuf_runtime,
     )
+
+
+def _with_fixups(makefile: _Makefile, steps: tuple[Step, ...],
+                 values: dict[str, str]) -> tuple[tuple[Step, ...], tuple[AppliedFixup, ...]]:
+    """``steps`` with the fix-ups for this tree, chosen and explained by what the tree's protobuf
+    does (:mod:`tfbuild.tree.protobuf_pin`), which the plan notes."""
+    tree = makefile.request.tree
+    assert tree is not None
+    protobuf = read_protobuf_pin(tree.root)
+    fixed = apply_fixups(
+        steps, tree.version, tree_facts=protobuf.facts(),
+        values={**values, "protobuf": protobuf.name, "protobuf_subdirs": protobuf.subdirs or "its googletest or gmock"},
+    )
+    left_out = "" if protobuf.facts() else "; the fix-ups for a protobuf that downloads it are left out"
+    makefile.notes.append(Note("protobuf", protobuf.line() + left_out))
+    return fixed
 
 
 def _fixup_values(clang: ClangToolchain | None, layout: BuildLayout, arch: str) -> dict[str, str]:
@@ -744,7 +761,7 @@ def _forget_stale_objects(make_argv: tuple[str, ...], made_by: str, src: PurePos
     digest = hashlib.sha256("\0".join((*flags, made_by)).encode()).hexdigest()
     gen = f"{MAKEFILE_DIR}/{GEN_DIR}"
     return Step(
-        "forget objects built with other flags",
+        FORGET_STEP,
         (
             "bash", "-c", render("steps/forget_stale_objects.sh"), "bash",
             f"{gen}/{FLAGS_STAMP}", digest,
