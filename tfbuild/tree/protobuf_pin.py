@@ -48,7 +48,10 @@ class ProtobufPin:
 
     @property
     def name(self) -> str:
-        """``protobuf v3.6.1.2 (tensorflow/workspace.bzl)``."""
+        """``protobuf v3.6.1.2 (tensorflow/workspace.bzl)``; for a protobuf whose autotools
+        are not known yet, what the plan takes them to be, said as such."""
+        if self.fetches_gmock is None:
+            return f"protobuf {self.pin}, not read yet and taken to be a protobuf before 3.6"
         return f"protobuf {self.pin}"
 
     @property
