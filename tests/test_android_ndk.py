@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 import subprocess
 from pathlib import Path
 
@@ -583,3 +584,22 @@ def test_android_arm64_links_16_kb_pages_with_an_ndk_that_defaults_to_4_kb(tf1_t
     assert readelf_load_alignments(ndk, unflagged) == {4096}
     with pytest.raises(BuildError, match="below 16384"):
         check_page_alignment([unflagged], 16384)
+
+
+def test_every_compile_the_android_plan_records_names_the_profiles_one_level(tf1_tree, const_model, mini_ndk,
+                                                                              tmp_path, capsys, android_env):
+    """The size profile's ``-Os`` replaces the target's ``-O2`` on make's ``OPTFLAGS`` and on the
+    JNI library's compiles (both recorded in the manifest's ``effective_flags``), not after it."""
+    code = main(["build", "--source", str(tf1_tree), "--model", str(const_model), "--out", str(tmp_path / "out"),
+                 "--target", "android-x86_64", "--flavour", "makefile", "--ndk", str(mini_ndk), "--local",
+                 "--size-profile", "small", "--dry-run"])
+    text = capsys.readouterr().out
+    assert code == 0, text
+    lines = [shlex.split(line) for line in text.splitlines() if line.startswith("    ") and (
+        " make -f tensorflow/contrib/makefile/Makefile" in line or ("/bin/clang++ " in line and " -c " in line))]
+    make = next(words for words in lines if "make" in words)
+    optflags = next(word for word in make if word.startswith("OPTFLAGS=")).removeprefix("OPTFLAGS=").split()
+    jni = [words for words in lines if "-c" in words and any("jni" in word for word in words)]
+    assert jni, text
+    for words in (optflags, *jni):
+        assert [word for word in words if word.startswith("-O")] == ["-Os"], words

@@ -112,12 +112,16 @@ def test_a_local_makefile_build_without_autotools_stops_before_the_tree_changes(
     """protobuf's autogen.sh runs autoreconf: without it a --local build is refused up front, not
     five seconds later with "autoreconf: not found" (found on a real r1.9 build)."""
     before = snapshot(tf1_tree)
-    monkeypatch.setenv("PATH", path_without(tmp_path, "autoreconf"))
+    monkeypatch.setenv("PATH", path_without(tmp_path, "autoreconf", "libtoolize"))
     out = tmp_path / "out"
     code = main(build_argv(tf1_tree, min_model, out, "makefile", "--local"))
     err = capsys.readouterr().err
     assert code == 6, err
     assert "autoreconf: not found on this machine" in err and "build protobuf" in err
+    assert "Debian's autoconf package: apt-get install autoconf" in err
+    # Each missing program named once, with the package that brings it.
+    assert "also missing: libtoolize: not found on this machine" in err and "libtoolize: libtoolize" not in err
+    assert "Debian's libtool package: apt-get install libtool" in err
     assert snapshot(tf1_tree) == before and not out.exists()
 
 
@@ -234,8 +238,9 @@ def test_the_dry_run_lists_what_the_build_commits_and_the_revert_restores_the_tr
     assert f"removed {HEADER_IN_TREE}" in capsys.readouterr().out
     after = snapshot(tf1_tree)
     built = {path for path in after["files"] if path not in before["files"]}  # the build's own outputs
+    # ... and version_info.cc, which the tree's Makefile writes (gen_git_source.sh) and git ignores, as in TF.
     assert all(path.startswith(("tensorflow/contrib/makefile/gen/", "tensorflow/contrib/makefile/downloads/"))
-               for path in built), built
+               or path == "tensorflow/core/util/version_info.cc" for path in built), built
     assert {path: after["files"][path] for path in before["files"]} == before["files"]
     assert (after["branch"], after["head"], after["branches"]) == (before["branch"], before["head"], before["branches"])
 
@@ -386,3 +391,15 @@ def test_a_container_made_link_is_named_before_a_local_build(tf1_tree, min_model
     (gen / "protobuf-host").symlink_to("protobuf")  # the fix the hint gives
     assert main(build_argv(tf1_tree, min_model, tmp_path / "out", "makefile", "--local", "--dry-run")) == 0
     assert "protobuf-host" not in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(("program", "package"), [
+    ("libtoolize", "libtool"), ("autoreconf", "autoconf"), ("automake", "automake"), ("make", "make"),
+    ("/usr/bin/g++", "g++"), ("aarch64-linux-gnu-g++", "g++-aarch64-linux-gnu"),
+    ("arm-linux-gnueabihf-ar", "binutils-arm-linux-gnueabihf"), ("bazel", None),
+])
+def test_a_missing_program_names_the_debian_package_that_brings_it(program, package):
+    from tfbuild.toolchain.debian_packages import debian_package, install_hint
+
+    assert debian_package(program) == package
+    assert (f"apt-get install {package}" in install_hint(program)) if package else "install it" in install_hint(program)

@@ -237,7 +237,10 @@ def test_makefile_build_registers_only_the_selected_kernels(tmp_path, where):
     manifest = json.loads((out / "manifest.json").read_text())
     assert {a["name"] for a in manifest["artifacts"]} == {"libtensorflow-core.a", "libprotobuf.a", "libnsync.a", "benchmark"}
     head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=tree, capture_output=True, text=True).stdout.strip()
-    assert manifest["tensorflow"] == {**manifest["tensorflow"], "version": "1.13.0", "commit": head, "source": str(tree)}
+    user = subprocess.run(["git", "rev-parse", "v1.13.0^{commit}"], cwd=tree, capture_output=True, text=True).stdout.strip()
+    # The user's commit (the tree's tag), and tfbuild's work commit on top of it, checked out now.
+    assert manifest["tensorflow"] == {**manifest["tensorflow"], "version": "1.13.0", "commit": user, "source": str(tree),
+                                      "work_commit": head, "describe": "v1.13.0-0-g" + user[:7]}
 
     if where == "--no-local":  # compiled in the container, through the ccache volume
         assert "ccache gcc" in (out / "linux-x86_64.build.log").read_text()

@@ -111,9 +111,8 @@ def test_fixups_for_tagged_steps_go_only_into_those_steps():
     )
     changed, applied = apply_fixups(steps, TF19, values=CLANG_VALUES)
     assert changed[0] == steps[0] and changed[3] == steps[1]
-    assert tuple(step.name for step in changed[1:3]) == ABSL_FIXUP_STEPS  # every build, see below
-    stub, eigen, build = changed[4], changed[5], changed[8]
-    assert tuple(step.name for step in changed[6:8]) == ABSL_FIXUP_STEPS
+    assert tuple(step.name for step in changed[1:3]) == ABSL_FIXUP_STEPS  # before the first build only
+    stub, eigen, build = changed[4], changed[5], changed[6]
     assert stub.name == "fix-up: android-static-liblog" and stub.argv[:2] == ("bash", "-c")
     assert stub.argv[-3:] == (CLANG_VALUES["target_cc"], CLANG_VALUES["target_ar"], CLANG_VALUES["fixups_dir"])
     assert eigen.name == "fix-up: eigen-transpositions-clang19" and eigen.argv[-1] == EIGEN_HEADER
@@ -126,11 +125,11 @@ def test_fixups_for_tagged_steps_go_only_into_those_steps():
     assert build.argv[-1] == f"LD_LIBRARY_PATH:={lib}$(if $(LD_LIBRARY_PATH),:$(LD_LIBRARY_PATH))"
     absl = [(name.removeprefix("fix-up: "), name) for name in ABSL_FIXUP_STEPS]
     assert [(fix.name, fix.step) for fix in applied] == [  # in step order
-        *absl, ("android-static-liblog", stub.name), ("eigen-transpositions-clang19", eigen.name), *absl,
+        *absl, ("android-static-liblog", stub.name), ("eigen-transpositions-clang19", eigen.name),
         ("android-static-liblog", build.name), ("android-no-whole-archive", build.name),
         ("host-protobuf-library-path", build.name),
     ]
-    assert len(changed) == 9
+    assert len(changed) == 7
 
 
 def test_the_cross_protobuf_fixups_go_only_into_a_cross_protobuf_step():
@@ -297,12 +296,79 @@ def test_the_liblog_stub_links_statically_and_runs(mini_ndk, tmp_path):
 
 
 def test_the_plan_and_its_text_show_the_fixups(world):  # noqa: F811
+    """The generated TF 1.12 tree pins protobuf v3.6.1.2, whose autogen.sh downloads no Google
+    Mock: the gmock fix-up is left out, and the plan says what it read."""
     plan = plan_for(world, "linux-x86_64", "makefile")
-    assert {fix.name for fix in plan.fixups} == {"nsync-without-werror", "protobuf-without-gmock",
-                                                 "absl-sigstksz-glibc234", "absl-graphcycles-include-limits"}
+    assert {fix.name for fix in plan.fixups} == {"nsync-without-werror", "absl-sigstksz-glibc234",
+                                                 "absl-graphcycles-include-limits"}
     text = plan_text(plan)
     assert "toolchain fix-ups (no tracked file of the tree is edited):" in text
     assert "fix-up nsync-without-werror: compile_nsync.sh builds nsync 1.20 with -Werror" in text
+    assert ("note: protobuf: v3.6.1.2 (tensorflow/workspace.bzl): its autogen.sh downloads no Google Mock, "
+            "configure's subdirs is third_party/googletest (as every protobuf from 3.6; the downloads are not "
+            "there yet); the fix-ups for a protobuf that downloads it are left out") in text
+
+
+PROTOBUF_35_AUTOGEN = """\
+#!/bin/sh
+# Check that gmock is present.  Usually it is already there since the
+# directory is set up as an SVN external.
+if test ! -e gmock; then
+  echo "Google Mock not present.  Fetching gmock-1.7.0 from the web..."
+  curl $curlopts -L -O https://github.com/google/googlemock/archive/release-1.7.0.zip
+  unzip -q release-1.7.0.zip
+fi
+autoreconf -f -i -Wall,no-obsolete
+"""
+
+
+def _pin_tree(root: Path, ref: str, *, autogen: str | None = None) -> Path:
+    """A tree whose workspace.bzl pins protobuf ``ref``, with ``autogen`` downloaded when given."""
+    (root / "tensorflow").mkdir(parents=True)
+    (root / "tensorflow/workspace.bzl").write_text(
+        f'PROTOBUF_URLS = ["https://mirror.bazel.build/github.com/google/protobuf/archive/{ref}.tar.gz"]\n')
+    if autogen is not None:
+        protobuf = root / "tensorflow/contrib/makefile/downloads/protobuf"
+        protobuf.mkdir(parents=True)
+        (protobuf / "autogen.sh").write_text(autogen)
+        (protobuf / "configure.ac").write_text("AC_CONFIG_SUBDIRS(gmock)\n")
+    return root
+
+
+@pytest.mark.parametrize(("ref", "autogen", "fetches", "subdirs", "evidence"), [
+    ("v3.6.1.2", None, False, "third_party/googletest", "as every protobuf from 3.6"),
+    ("v3.5.0", None, True, "gmock", "as every protobuf before 3.6"),
+    ("v3.5.0", PROTOBUF_35_AUTOGEN, True, "gmock", "read in tensorflow/contrib/makefile/downloads/protobuf"),
+    ("396336eb961b75f03b25824fe86cf6490fb75e3a", None, None, None, "the pin names no release"),
+])
+def test_the_trees_protobuf_decides_the_gmock_fixup_and_its_reason(tmp_path, ref, autogen, fetches, subdirs,
+                                                                   evidence):
+    from tfbuild.tree.protobuf_pin import read_protobuf_pin
+
+    pin = read_protobuf_pin(_pin_tree(tmp_path, ref, autogen=autogen))
+    assert (pin.ref, pin.fetches_gmock, pin.subdirs) == (ref, fetches, subdirs) and evidence in pin.evidence
+    steps = (_step("build protobuf (host)"), _step("build protobuf (android-arm64, cross)"))
+    values = {"protobuf": pin.name, "protobuf_subdirs": pin.subdirs or "?"}
+    changed, applied = apply_fixups(steps, TF112, values=values, tree_facts=pin.facts())
+    gmock = [fix for fix in applied if fix.name == "protobuf-without-gmock"]
+    if fetches is False:  # its reason would be untrue: left out
+        assert not gmock and changed == steps
+        return
+    # Once, before the first protobuf build (the host's), naming the tree's protobuf.
+    assert [step.name for step in changed] == ["fix-up: protobuf-without-gmock", *(step.name for step in steps)]
+    assert len(gmock) == 1 and gmock[0].why.startswith(f"protobuf {ref} (tensorflow/workspace.bzl)")
+    said = ", not read yet and taken to be a protobuf before 3.6: " if fetches is None else ": "
+    assert gmock[0].why.startswith(f"protobuf {ref} (tensorflow/workspace.bzl){said}its autogen.sh downloads")
+
+
+def test_a_fixup_on_two_steps_is_one_line_of_the_plan(world):  # noqa: F811
+    """nsync-without-werror goes into the host's and the target's nsync builds: one line, two steps."""
+    plan = plan_for(world, "pi-armv7", "makefile")
+    lines = [line for line in plan_text(plan).splitlines() if "nsync-without-werror (in step" in line]
+    assert len(lines) == 1 and "(in steps 'build nsync (host) [fix-up: nsync-without-werror]', " in lines[0]
+    listed = [line.strip().split(" (in step")[0] for line in plan_text(plan).split("toolchain fix-ups")[1].splitlines()
+              if " (in step" in line]
+    assert len(listed) == len(set(listed))
 
 
 @pytest.mark.parametrize("with_fixup", [False, True])

@@ -20,7 +20,7 @@ MAX_LOOSE_MODULES = 12
 # The pipeline's modules and subpackages, lowest first; a unit imports only from lower ranks
 # (and from itself): the plan's data types at the bottom, the run and verify at the top.
 PIPELINE_LAYERS = (
-    ("notes", "protobuf_runtime"),
+    ("notes", "protobuf_runtime", "opt_level"),
     ("reproducible", "exports", "remote", "per_file_selection", "op_sources", "elf_pages"),
     ("plan",),
     ("size_profiles", "fixups", "executor", "manifest", "ops_library"),
@@ -30,7 +30,7 @@ PIPELINE_LAYERS = (
     ("options",),
     ("workspace",),
     ("flavours",),
-    ("prerequisites",),
+    ("prerequisites", "work_estimate"),
     ("run",),
     ("verify", "example"),
 )

@@ -71,7 +71,8 @@ def test_manifest_records_inputs_outputs_and_toolchain(tmp_path):
     assert path == out / "manifest.json"
     assert (data["target"], data["flavour"], data["tfbuild_version"]) == ("pi-armv7", "makefile", __version__)
     assert data["created"] == "2024-05-06T07:08:09Z"
-    assert data["tensorflow"] == {"version": "1.12.0", "commit": "a" * 40, "source": "/src/tf", "analysis_version": "2.21.0"}
+    assert data["tensorflow"] == {"version": "1.12.0", "commit": "a" * 40, "source": "/src/tf", "analysis_version": "2.21.0",
+                                  "work_commit": None, "describe": None}
     assert data["toolchain"] == {
         "image_tag": image.tag, "image_id": "sha256:feed", "dockerfile": "linux.Dockerfile",
         "build_args": {"BASE_IMAGE": "tfbuild-base:bookworm"}, "base_source": None, "fixups": [],

@@ -422,7 +422,8 @@ def test_a_stock_build_records_the_baseline_a_selective_build_is_reported_agains
 
     selective = build("selective", "NoOp:NoOp")
     manifest = json.loads((tmp_path / "selective" / "manifest.json").read_text())
-    assert manifest["tensorflow"]["commit"] != base  # the work-branch commit; the key is its base
+    assert manifest["tensorflow"]["commit"] == base  # the user's commit; tfbuild's is recorded beside it
+    assert manifest["tensorflow"]["work_commit"] not in (None, base)
     data = report_json(tmp_path / "selective")
     assert data["commit"] == base and data["baseline"]["origin"] == "recorded"
     assert data["baseline"]["output_dir"] == str(tmp_path / "stock")

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from tfbuild.toolchain.tf_versions import FactLine
+    from tfbuild.tree.facts import SourceTreeInfo
     from tfbuild.tree.kernel_index import OpKernels
 
 _SOURCE_HELP = "The TensorFlow source tree."
@@ -66,10 +67,7 @@ def source(
         report = {**info.to_json(), "build_facts": {name: line.to_json() for name, line in facts.items()}}
         out.print(plain(json.dumps(report, indent=2)))
         return
-    if info.commit is None:
-        commit = "not a git checkout"
-    else:
-        commit = info.commit + (" (uncommitted changes)" if info.dirty else "")
+    commit = _commit_text(info)
     family = f"{info.filegroup_family}_* in tensorflow/core/kernels/BUILD" if info.filegroup_family else "none found"
     rows = [
         ("TensorFlow", info.tf_version),
@@ -86,6 +84,21 @@ def source(
     out.print(plain(f"TensorFlow source tree {info.root}"))
     for label, value in rows:
         out.print(plain(f"  {label:<18} {value}"))
+
+
+def _commit_text(info: SourceTreeInfo) -> str:
+    """The user's commit, and what tfbuild has on top of it: its work commit, a build running."""
+    from tfbuild.tree.work_branch import WORK_BRANCH
+
+    if info.commit is None:
+        return "not a git checkout"
+    text = info.commit + (" (uncommitted changes)" if info.dirty else "")
+    if info.work_commit is not None:
+        text += f"; tfbuild's work commit {info.work_commit[:12]} is checked out on {WORK_BRANCH}"
+    if info.held_by is not None:
+        who = "a build" if "build" in info.held_by else "tfbuild"
+        text += f"; {who} holds the tree now ({info.held_by})"
+    return text
 
 
 def _fact_text(line: FactLine, *, prefix: str = "", suffix: str = "") -> str:

@@ -44,6 +44,7 @@ from tfbuild.kill_timer import KillTimer
 from tfbuild.log import Logger
 from tfbuild.pipeline.plan import Artifact, BuildPlan, ImageSpec, Step
 from tfbuild.stop_signals import deferred
+from tfbuild.toolchain.debian_packages import install_hint
 
 if TYPE_CHECKING:
     from tfbuild.toolchain.container import BuildContainer
@@ -437,7 +438,7 @@ class _LocalRunner:
             except FileNotFoundError:
                 raise ToolchainError(
                     f"{step.argv[0]}: not found on this machine (step '{step.name}')",
-                    hint="install it, or build in the toolchain container (drop --local)",
+                    hint=install_hint(step.argv[0]),
                 ) from None
             except NotADirectoryError:
                 raise BuildError(f"{step.workdir}: working directory of step '{step.name}' is missing") from None

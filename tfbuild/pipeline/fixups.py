@@ -24,6 +24,7 @@ supplies (``apply_fixups(values=...)``).
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 from collections.abc import Mapping, Sequence
@@ -130,12 +131,18 @@ class Fixup:
     script_args: tuple[str, ...] = ()
     edit: SourceEdit | None = None
     """A literal edit of a downloaded source file, made by a step of its own just before the step."""
+    tree: tuple[str, ...] = ()
+    """Facts of the tree the fix-up is for (``protobuf-fetches-gmock``: the tree's protobuf
+    downloads gmock, :mod:`tfbuild.tree.protobuf_pin`): a version range alone would let its
+    reason claim what the tree does not do."""
 
-    def applies_to(self, version: TensorFlowVersion) -> bool:
+    def applies_to(self, version: TensorFlowVersion, tree_facts: frozenset[str] | None = None) -> bool:
+        """For a tree at ``version`` with ``tree_facts`` (None: not read, every fact taken as true)."""
         since, before = (_minor(bound) for bound in self.tensorflow)
-        return (since is None or version.minor_version >= since) and (
+        in_range = (since is None or version.minor_version >= since) and (
             before is None or version.minor_version < before
         )
+        return in_range and (tree_facts is None or set(self.tree) <= tree_facts)
 
     def fits(self, step: Step) -> bool:
         """Whether the fix-up is for ``step``: by the start of its name and by its tags."""
@@ -168,34 +175,47 @@ def apply_fixups(
     table: FixupTable | None = None,
     *,
     values: Mapping[str, str] | None = None,
+    tree_facts: frozenset[str] | None = None,
 ) -> tuple[tuple[Step, ...], tuple[AppliedFixup, ...]]:
-    """``steps`` with every fix-up for a tree at ``version`` folded into the steps it is for
-    (their name says so), and the list of what was applied, in step order. ``values`` fill the
-    placeholders of the fix-ups that apply."""
-    fixups = [_filled(fixup, values or {}) for fixup in (table or fixup_table()).fixups if fixup.applies_to(version)]
+    """``steps`` with every fix-up for a tree at ``version`` with ``tree_facts`` (None: not
+    read) folded into the steps it is for (their name says so), and the list of what was
+    applied, in step order. ``values`` fill the placeholders of the fix-ups that apply, their
+    reasons' too. A fix-up's step of its own is planned once: the host and the cross protobuf
+    builds both fit ``build protobuf``, and the second ``mkdir`` of the same directory would do
+    nothing but list the fix-up twice."""
+    fixups = [_filled(fixup, values or {}) for fixup in (table or fixup_table()).fixups
+              if fixup.applies_to(version, tree_facts)]
     changed: list[Step] = []
     applied: list[AppliedFixup] = []
     for step in steps:
         mine = [fixup for fixup in fixups if fixup.fits(step)]
         fixed = _with_fixups(step, mine) if mine else step
         for fixup in mine:
-            if fixup.directories:
-                changed.append(_directories_step(step, fixup))
-                applied.append(AppliedFixup(fixup.name, fixup.why, changed[-1].name))
-            if fixup.script is not None:
-                changed.append(_script_step(step, fixup))
-                applied.append(AppliedFixup(fixup.name, fixup.why, changed[-1].name))
-            if fixup.edit is not None:
-                changed.append(_edit_step(step, fixup, fixup.edit))
-                applied.append(AppliedFixup(fixup.name, fixup.why, changed[-1].name))
+            for own in _own_steps(step, fixup):
+                if not any(own.argv == done.argv and own.workdir == done.workdir for done in changed):
+                    changed.append(own)
+                    applied.append(AppliedFixup(fixup.name, fixup.why, own.name))
         applied.extend(AppliedFixup(fixup.name, fixup.why, fixed.name) for fixup in mine if fixup.acts_on_step)
         changed.append(fixed)
     return tuple(changed), tuple(applied)
 
 
+def _own_steps(step: Step, fixup: Fixup) -> list[Step]:
+    """The steps of its own ``fixup`` runs just before ``step``."""
+    own = [_directories_step(step, fixup)] if fixup.directories else []
+    if fixup.script is not None:
+        own.append(_script_step(step, fixup))
+    if fixup.edit is not None:
+        own.append(_edit_step(step, fixup, fixup.edit))
+    return own
+
+
 def _filled(fixup: Fixup, values: Mapping[str, str]) -> Fixup:
     """``fixup`` with its placeholders filled; one that names a value the planner did not give
-    keeps them (it applies to no step of that planner)."""
+    keeps them (it applies to no step of that planner). Its reason is filled on its own, so a
+    reason may name what the planner read in the tree (``{protobuf}``) whatever the steps need."""
+    with contextlib.suppress(KeyError):
+        fixup = dataclasses.replace(fixup, why=fixup.why.format_map(values))
     try:
         return dataclasses.replace(
             fixup,

@@ -38,9 +38,11 @@ SCHEMA = 1
 @dataclass(frozen=True)
 class TensorFlowRecord:
     version: str  # the TensorFlow that was built (tree) or compiled against (op library)
-    commit: str | None
+    commit: str | None  # the user's commit: the tree's before tfbuild's edits (or the op library's TensorFlow)
     source: str | None  # the tree, or None for an op library
     analysis_version: str  # the TensorFlow whose registry named the kernel classes
+    work_commit: str | None = None  # tfbuild's commit on its work branch that was built, gone after the revert
+    describe: str | None = None  # git describe --long --tags of commit: what the Makefile's tf_git_version() names
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,7 @@ from typing import Literal, TypedDict, Unpack
 
 from tfbuild.errors import ConfigError, ToolchainError
 from tfbuild.flavour import Flavour
+from tfbuild.pipeline.opt_level import one_optimisation_level
 from tfbuild.pipeline.plan import BuildPlan, Step
 
 LibraryKind = Literal["shared", "static"]
@@ -253,7 +254,7 @@ def plan_ops_library(spec: OpsLibrarySpec) -> OpsLibraryPlan:
 
 def _compile_flags(spec: OpsLibrarySpec) -> tuple[str, ...]:
     """Flags in override order: ours, the app's includes, selection, TensorFlow's, the app's extras
-    last (so an ``-Os`` in ``extra_cflags`` wins over our ``-O2``)."""
+    last (so an ``-Os`` in ``extra_cflags`` replaces our ``-O2``: one level per line)."""
     flags = list(BASE_CFLAGS)
     if not any(_STD_FLAG.match(flag) for flag in (*spec.tf_compile_flags, *spec.extra_cflags)):
         flags.append(CXX_STANDARD_FLAG)
@@ -267,7 +268,7 @@ def _compile_flags(spec: OpsLibrarySpec) -> tuple[str, ...]:
                 hint="write the generated header under that name; TensorFlow includes it by name",
             )
         flags += ["-DSELECTIVE_REGISTRATION", "-I", str(spec.selective_header.parent)]
-    return (*flags, *spec.tf_compile_flags, *spec.extra_cflags)
+    return one_optimisation_level((*flags, *spec.tf_compile_flags, *spec.extra_cflags))
 
 
 def _compile_step(

@@ -42,9 +42,20 @@ def plan_text(plan: BuildPlan, *, notes: Iterable[str | Note] = ()) -> str:
         generated=_generated(plan),
         steps=tuple(_step(step) for step in plan.steps),
         artifacts=tuple(f"{a.name} ({a.kind}) <- {a.path}" for a in plan.artifacts),
-        fixups=tuple(f"{fix.name} (in step '{fix.step}'): {fix.why}" for fix in plan.fixups),
+        fixups=_fixups(plan),
         size_profile=_size_profile(plan.size_profile),
         notes=(*plan.notes, *notes),
+    )
+
+
+def _fixups(plan: BuildPlan) -> tuple[str, ...]:
+    """Each applied fix-up once, with every step it went into (nsync's host and target builds)."""
+    steps: dict[tuple[str, str], list[str]] = {}
+    for fix in plan.fixups:
+        steps.setdefault((fix.name, fix.why), []).append(fix.step)
+    return tuple(
+        f"{name} (in step{'s' if len(names) > 1 else ''} {', '.join(repr(step) for step in names)}): {why}"
+        for (name, why), names in steps.items()
     )
 
 

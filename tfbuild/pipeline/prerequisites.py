@@ -43,6 +43,7 @@ from tfbuild.pipeline.flavours.makefile import MAKEFILE
 from tfbuild.pipeline.options import BuildOptions
 from tfbuild.pipeline.plan import BuildPlan, ImageSpec, Step
 from tfbuild.toolchain.android_ndk import FIND_HINT, inspect_ndk
+from tfbuild.toolchain.debian_packages import install_hint
 from tfbuild.toolchain.targets import TargetProfile
 from tfbuild.tree.work_branch import WORK_BRANCH, check_can_commit
 
@@ -132,7 +133,9 @@ def require_prerequisites(prerequisites: Sequence[Prerequisite]) -> None:
     assert first is not None
     for other in missing[1:]:
         assert other.error is not None
-        first.add_note(f"also missing: {other.what}: {other.error.one_line()}")
+        text = other.error.one_line()
+        # An error that names what is missing says it once (``libtoolize: not found ...``).
+        first.add_note(f"also missing: {text if text.startswith(other.what) else f'{other.what}: {text}'}")
     raise first
 
 
@@ -259,7 +262,7 @@ def _program(program: str, needed_by: str, env: Mapping[str, str], *, workdir: P
         program,
         error=ToolchainError(
             f"{program}: not found on this machine ({needed_by})",
-            hint="install it, or build in the toolchain container (drop --local)",
+            hint=install_hint(program),
         ),
     )
 

@@ -69,11 +69,13 @@ from tfbuild.pipeline.plan_text import plan_text
 from tfbuild.pipeline.prerequisites import Prerequisite, check_prerequisites, check_xcode, require_prerequisites
 from tfbuild.pipeline.remote import CacheStats, forget_cache_stats, read_cache_stats, stats_record
 from tfbuild.pipeline.size_profiles import hot_kernel_files
+from tfbuild.pipeline.work_estimate import work_lines
 from tfbuild.stop_signals import deferred
 from tfbuild.templating import render
 from tfbuild.toolchain.targets import TargetProfile, get_target
 from tfbuild.tree.edits import EditPlan, check_flavour, plan_edits
 from tfbuild.tree.facts import TreeFacts, git_commit, read_tree_facts
+from tfbuild.tree.git_version import describe, tree_commits
 from tfbuild.tree.kernel_index import KernelIndex, build_kernel_index
 from tfbuild.tree.mobile_types import MobileTypes
 from tfbuild.tree.needs import KernelNeed, Needs, header_needs
@@ -266,7 +268,7 @@ def _run_build(options: BuildOptions, *, console: Console | None = None) -> Buil
     before = prepared.host_library.host_plan(Path.cwd()) if prepared.host_library is not None else None
     if options.dry_run:
         text = _before_analysis_text(prepared, before) + plan_text(planned.plan, notes=planned.notes)
-        text += _dry_run_report(planned.changes, planned.prerequisites, scan_notes, options, prepared)
+        text += _dry_run_report(planned, scan_notes, options, prepared)
         return BuildResult(planned.plan, text, tuple(planned.notes), planned.header_path, planned.header_text,
                            before_analysis=before, stop=_dry_run_stop(planned.prerequisites))
     return replace(_execute(planned, options, profile, tree, prepared, log, console), before_analysis=before)
@@ -615,12 +617,11 @@ def _dry_run_stop(prerequisites: tuple[Prerequisite, ...]) -> TfbuildError | Non
     return None
 
 
-def _dry_run_report(
-    changes: TreeChanges | None, prerequisites: tuple[Prerequisite, ...], scan_notes: list[str], options: BuildOptions,
-    prepared: Preparation,
-) -> str:
+def _dry_run_report(planned: _Planned, scan_notes: list[str], options: BuildOptions, prepared: Preparation) -> str:
     """What the dry run prints below the plan: an op library's kernels as read from its sources,
-    the tree changes (each file the commit changes, as a diff), and every prerequisite."""
+    the tree changes (each file the commit changes, as a diff), what each step compiles and
+    reuses, and every prerequisite."""
+    changes, prerequisites = planned.changes, planned.prerequisites
     missing = next((p.error for p in prerequisites if p.error is not None), None)
     tree: dict[str, object] | None = None
     if changes is not None:
@@ -642,9 +643,18 @@ def _dry_run_report(
         scan_notes=tuple(scan_notes),
         tree=tree,
         work_branch=WORK_BRANCH,
+        work=_work(planned.plan, changes),
         prerequisites=tuple(p.line() for p in prerequisites),
         stop=f"{missing.one_line()} (exit {missing.exit_code})" if missing is not None else "",
     )
+
+
+def _work(plan: BuildPlan, changes: TreeChanges | None) -> tuple[str, ...]:
+    """What each step of a Makefile build compiles and reuses (:mod:`tfbuild.pipeline.work_estimate`)."""
+    if changes is None:
+        return ()
+    edited = changes.edits.new_texts() if changes.edits is not None else {}
+    return work_lines(plan, changes.root, edited=edited)
 
 
 def _tensorflow_record(
@@ -652,9 +662,15 @@ def _tensorflow_record(
 ) -> TensorFlowRecord:
     if tree is not None:
         # Read now, not taken from ``tree``: the edits committed on the work branch since.
-        commit = git_commit(tree.root)
+        head = git_commit(tree.root)
+        if head is None:
+            return TensorFlowRecord(
+                version=str(tree.version), commit=None, source=str(tree.root), analysis_version=analysis_version
+            )
+        commits = tree_commits(tree.root, head)
         return TensorFlowRecord(
-            version=str(tree.version), commit=commit, source=str(tree.root), analysis_version=analysis_version
+            version=str(tree.version), commit=commits.user, source=str(tree.root), analysis_version=analysis_version,
+            work_commit=commits.work, describe=describe(tree.root, commits.user),
         )
     assert tensorflow is not None
     return TensorFlowRecord(

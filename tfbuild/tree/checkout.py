@@ -10,6 +10,7 @@ with argument lists; a ref or origin that looks like an option is refused outrig
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,10 +42,23 @@ def prepare_source(request: SourceRequest) -> SourceTreeInfo:
         if request.ref is not None or request.workdir is not None:
             raise ConfigError("--ref and --workdir need an ORIGIN to check out",
                               hint="e.g. tfbuild source https://github.com/tensorflow/tensorflow --ref v1.12.0")
-        return inspect_source_tree(request.source)
+        return _with_users_commit(inspect_source_tree(request.source))
     workdir = request.workdir if request.workdir is not None else Path.cwd() / clone_name(request.origin)
     root = checkout_source(request.origin, request.ref, workdir, allow_dirty=request.allow_dirty)
-    return inspect_source_tree(root)
+    return _with_users_commit(inspect_source_tree(root))
+
+
+def _with_users_commit(info: SourceTreeInfo) -> SourceTreeInfo:
+    """``info`` naming the user's commit, and tfbuild's work commit and lock apart: while a build
+    holds the tree (or its edits are not reverted) the checked-out commit is tfbuild's, which the
+    revert deletes."""
+    from tfbuild.tree.git_version import tree_commits
+    from tfbuild.tree.work_branch import lock_holder
+
+    if info.commit is None:
+        return info
+    commits = tree_commits(info.root, info.commit)
+    return dataclasses.replace(info, commit=commits.user, work_commit=commits.work, held_by=lock_holder(info.root))
 
 
 def clone_name(origin: str) -> str:

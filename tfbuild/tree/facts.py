@@ -150,6 +150,10 @@ class SourceTreeInfo:
     facts: TreeFacts
     """Everything read, for reports that add what the tree leaves to tfbuild's tables."""
     bazel_version_range: tuple[str | None, str | None] | None = None  # (min, max) when stated
+    work_commit: str | None = None
+    """tfbuild's work commit when it is checked out (``commit`` is then the user's, below it)."""
+    held_by: str | None = None
+    """What holds the tree's tfbuild lock (``pid 123: build from``), None when nothing does."""
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -161,6 +165,8 @@ class SourceTreeInfo:
             "flavours": [flavour.value for flavour in self.flavours],
             "filegroup_family": self.filegroup_family,
             "commit": self.commit,
+            "work_commit": self.work_commit,
+            "held_by": self.held_by,
             "dirty": self.dirty,
         }
 

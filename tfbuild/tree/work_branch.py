@@ -160,6 +160,31 @@ def where_the_tree_is(root: Path) -> str:
     return f"the tree {root} has none of tfbuild's edits"
 
 
+def lock_holder(root: Path) -> str | None:
+    """What holds ``root``'s tfbuild lock, as the holder wrote it (``pid 123: build from``), or
+    None when nothing does: ``tfbuild source`` says a build is running on the tree it reports.
+    It only looks (a shared lock taken and dropped at once, never waited for)."""
+    repo = open_repo(Path(root))
+    if repo is None:
+        return None
+    path = Path(repo.common_dir).resolve() / LOCK_NAME
+    if path in _held_locks:
+        return f"pid {os.getpid()}: this process"
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return None
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return os.pread(fd, 200, 0).decode("utf-8", "replace").strip() or "another process"
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        return None
+    finally:
+        os.close(fd)
+
+
 def _repo(root: Path) -> Repo:
     repo = open_repo(root)
     if repo is None:

@@ -46,6 +46,7 @@ from tfbuild.pipeline.android.ndk_clang import ClangToolchain, static_app
 from tfbuild.pipeline.exports import JNI, render_export_file
 from tfbuild.pipeline.linkflags import HEADER_DIRS
 from tfbuild.pipeline.notes import Note
+from tfbuild.pipeline.opt_level import one_optimisation_level
 from tfbuild.pipeline.plan import AndroidJniRecord, AppliedSizeProfile, Artifact, GeneratedFile, Step
 from tfbuild.templating import render
 from tfbuild.tree.build_files.op_files_list import listed_paths
@@ -133,7 +134,7 @@ def plan_jni_library(request: JniLibraryRequest) -> JniLibraryPlan:
     seen = request.work_dir_seen
     library = seen / file_name
     link_map = f"{file_name}.map"
-    cxxflags = (*app.cxxflags, *(("-fPIC",) if "-fPIC" not in app.cxxflags else ()))
+    cxxflags = one_optimisation_level((*app.cxxflags, *(("-fPIC",) if "-fPIC" not in app.cxxflags else ())))
     copies: dict[str, str] = {}
     notes: list[str] = []
     if request.tree_api is not None and request.tree_root is not None:

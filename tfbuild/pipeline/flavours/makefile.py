@@ -21,11 +21,12 @@ and older, or, for a clang-only NDK, tfbuild's adapter, which gives make the NDK
 complete flag set on its command line and cross-builds protobuf and nsync with the same clang.
 
 A size profile (:mod:`tfbuild.pipeline.size_profiles`) adds its flags for every object to
-``OPTFLAGS`` too, after the target's own (the last ``-O`` wins) and before ``--extra-cflag``.
+``OPTFLAGS`` too, after the target's own and before ``--extra-cflag``; of the ``-O`` levels only
+the last stays (the profile's, or ``--extra-cflag``'s), so each compile line names one level.
 Its per-file and link flags go into ``tfbuild-profile.mk``, written into the output directory
 (``/out`` in the container) and read after TensorFlow's Makefile (``make -f Makefile -f
-tfbuild-profile.mk``), which stays unedited: a target-specific ``private override CXXFLAGS +=
--O2`` for each hot kernel's object (``$(OBJDIR)tensorflow/core/kernels/conv_ops.o``, the
+tfbuild-profile.mk``), which stays unedited: a target-specific ``private override CXXFLAGS :=
+$(filter-out -O%,$(CXXFLAGS)) -O2`` for each hot kernel's object (``$(OBJDIR)tensorflow/core/kernels/conv_ops.o``, the
 Makefile's own object names) and ``override LDFLAGS += ...`` for the benchmark's link.
 Target-specific ``OPTFLAGS`` would not do: ``CXXFLAGS`` is a simple variable that took
 ``OPTFLAGS``' value when the Makefile was read. ``override`` is what beats a ``CXXFLAGS`` or
@@ -86,9 +87,18 @@ from tfbuild.pipeline.flavours.layout import (
     tree_header_file,
 )
 from tfbuild.pipeline.notes import Note
+from tfbuild.pipeline.opt_level import one_optimisation_level
 from tfbuild.pipeline.options import BuildOptions
 from tfbuild.pipeline.per_file_selection import APP_SELECTION_SOURCE, SELECTION_DIR, SELECTION_MAKEFILE
-from tfbuild.pipeline.plan import AndroidNdkUse, AppliedSizeProfile, Artifact, BuildPlan, GeneratedFile, Step
+from tfbuild.pipeline.plan import (
+    AndroidNdkUse,
+    AppliedFixup,
+    AppliedSizeProfile,
+    Artifact,
+    BuildPlan,
+    GeneratedFile,
+    Step,
+)
 from tfbuild.pipeline.protobuf_runtime import (
     BENCHMARK_OBJECT,
     GIVEN_UP,
@@ -110,13 +120,22 @@ from tfbuild.toolchain.tf_versions import ndk_majors_text, tree_requirements
 from tfbuild.tree.build_files.op_files_list import OP_FILES_LIST
 from tfbuild.tree.contrib_makefile import makefile_variables
 from tfbuild.tree.facts import MAKEFILE, MAKEFILE_DIR, TreeFacts
+from tfbuild.tree.git_version import (
+    DESCRIBE_GIT_DIR,
+    GEN_GIT_SOURCE,
+    describe,
+    describe_git_dir,
+    runs_gen_git_source,
+    tree_commits,
+)
 from tfbuild.tree.java_api import TreeJavaApi, full_runtime_uses, missing_eager_api
 from tfbuild.tree.makefile_inputs import require_makefile_inputs
+from tfbuild.tree.protobuf_pin import read_protobuf_pin
 from tfbuild.tree.protobuf_rename import apply_protobuf_rename, plan_protobuf_rename
 
 __all__ = [
-    "DOWNLOAD_STEP", "MAKEFILE", "MAKEFILE_NDK_API_LEVEL", "PROFILE_MAKEFILE", "PROTOBUF_RENAME_STEP", "RenameProtobuf",
-    "check", "plan", "prepare",
+    "DOWNLOAD_STEP", "FORGET_STEP", "MAKEFILE", "MAKEFILE_NDK_API_LEVEL", "PROFILE_MAKEFILE", "PROTOBUF_RENAME_STEP",
+    "RenameProtobuf", "check", "plan", "prepare",
 ]
 
 DOWNLOADS = f"{MAKEFILE_DIR}/downloads"
@@ -136,6 +155,7 @@ GEN_DIR = "gen"
 SELECTION_BASE = f"{MAKEFILE_DIR}/{GEN_DIR}/{SELECTION_DIR}"
 """Per-file selection headers, relative to the tree's root (the Makefile's git-ignored gen/)."""
 FLAGS_STAMP = "tfbuild-build-flags.sha256"
+FORGET_STEP = "forget objects built with other flags"
 BUILT_WITH_TARGET_FLAGS = ("obj", "dep", "lib", "bin", "proto")
 """What the Makefile builds under ``gen/`` with the target's flags (every target's, below
 these), and the target's protos (``proto``: generated for the full or the lite runtime).
@@ -191,13 +211,13 @@ def plan(request: PlanRequest) -> BuildPlan:
     profile_mk = _profile_makefile(request, size)
     lite = _lite_files(request, layout)
     makefile = _Makefile(request, profile, layout, adapter, clang, host, remote.env)
-    steps, fixups = apply_fixups(
-        makefile.steps(size, profile_mk, layout.out / PROFILE_MAKEFILE if profile_mk else None, lite),
-        request.tree.version,
-        values=_fixup_values(clang, layout, request.profile.arch),
-    )
+    steps, fixups = _with_fixups(
+        makefile, makefile.steps(size, profile_mk, layout.out / PROFILE_MAKEFILE if profile_mk else None, lite),
+        _fixup_values(clang, layout, request.profile.arch))
+    version = makefile.version
     generated = (header_file(request), tree_header_file(request), *((profile_mk,) if profile_mk else ()),
-                 *(lite.files if lite else ()), *_selection_files(request))
+                 *(lite.files if lite else ()), *_selection_files(request), *(version.files if version else ()))
+    makefile.notes += [version.note] if version is not None else []
     jni = _jni_library(request, makefile, size, artifacts, has_clang=clang is not None)
     if jni is not None:
         steps, generated = (*steps, *jni.steps), (*generated, *jni.generated_files)
@@ -229,10 +249,26 @@ def plan(request: PlanRequest) -> BuildPlan:
     )
 
 
-def _fixup_values(clang: ClangToolchain | None, layout: BuildLayout, arch: str) -> dict[str, str] | None:
-    """What the fix-ups of a clang adapter build fill their templates with; None without clang."""
+def _with_fixups(makefile: _Makefile, steps: tuple[Step, ...],
+                 values: dict[str, str]) -> tuple[tuple[Step, ...], tuple[AppliedFixup, ...]]:
+    """``steps`` with the fix-ups for this tree, chosen and explained by what the tree's protobuf
+    does (:mod:`tfbuild.tree.protobuf_pin`), which the plan notes."""
+    tree = makefile.request.tree
+    assert tree is not None
+    protobuf = read_protobuf_pin(tree.root)
+    fixed = apply_fixups(
+        steps, tree.version, tree_facts=protobuf.facts(),
+        values={**values, "protobuf": protobuf.name, "protobuf_subdirs": protobuf.subdirs or "its googletest or gmock"},
+    )
+    left_out = "" if protobuf.facts() else "; the fix-ups for a protobuf that downloads it are left out"
+    makefile.notes.append(Note("protobuf", protobuf.line() + left_out))
+    return fixed
+
+
+def _fixup_values(clang: ClangToolchain | None, layout: BuildLayout, arch: str) -> dict[str, str]:
+    """What the fix-ups of a clang adapter build fill their templates with; none without clang."""
     if clang is None:
-        return None
+        return {}
     makefile_dir = layout.tree_src / MAKEFILE_DIR
     return {
         **fixup_values(clang, makefile_dir, arch),
@@ -243,6 +279,14 @@ def _fixup_values(clang: ClangToolchain | None, layout: BuildLayout, arch: str) 
 def _ccache_statistics(layout: BuildLayout, request: PlanRequest) -> Step:
     return Step("ccache statistics", ("ccache", "--print-stats"), layout.tree_src,
                 log=request.options.output_dir / CCACHE_STATS_FILE)
+
+
+@dataclass(frozen=True)
+class _Version:
+    """The git directory the make step describes, and the plan's note on what it names."""
+
+    files: tuple[GeneratedFile, ...]
+    note: Note
 
 
 @dataclass(frozen=True)
@@ -406,9 +450,31 @@ class _Makefile:
         if self.layout.ccache is not None:
             # The statistics the plan's last step prints are this build's (the volume outlives it).
             steps.append(Step("ccache: zero the statistics", ("ccache", "--zero-stats"), self.src))
-        steps.append(Step(f"build TensorFlow ({self.request.profile.name})", argv, self.src, env=self.env,
-                          tags=self.tags, dry_run=("-n",)))
+        steps.append(Step(f"build TensorFlow ({self.request.profile.name})", argv, self.src,
+                          env={**self.env, **self._version_env()}, tags=self.tags, dry_run=("-n",)))
         return tuple(steps)
+
+    def _version_env(self) -> dict[str, str]:
+        """``GIT_DIR`` for the make step when the Makefile writes version_info.cc with the tree's
+        gen_git_source.sh (:mod:`tfbuild.tree.git_version`): the user's commit is described."""
+        return {"GIT_DIR": DESCRIBE_GIT_DIR} if self.version is not None else {}
+
+    @functools.cached_property
+    def version(self) -> _Version | None:
+        """What the built library's ``tf_git_version()`` will name, when the build decides it."""
+        tree = self.request.tree
+        assert tree is not None
+        if tree.commit is None or not runs_gen_git_source(self._makefile_text):
+            return None
+        commits = tree_commits(tree.root, tree.commit)
+        files = tuple(GeneratedFile(path=tree.root / path, content=content)
+                      for path, content in describe_git_dir(tree.root, commits.user).items())
+        described = describe(tree.root, commits.user) or "unknown"
+        note = Note("version", (
+            f"the library's tf_git_version() names {described}, your commit {commits.user[:12]} as "
+            f"{GEN_GIT_SOURCE} describes it (git describe --long --tags), not tfbuild's work commit: its make "
+            f"step runs with GIT_DIR={DESCRIBE_GIT_DIR}, whose HEAD is your commit"))
+        return _Version(files, note)
 
     def _target_nsync_step(self) -> Step:
         profile, env = self.profile, dict(self.env)
@@ -540,8 +606,8 @@ class _Makefile:
         # output directory, which differs from app to app, and a new command line rebuilds all.
         header = () if self.request.selection is not None else (f"-I{self.layout.header_dir}",)
         lite = (LITE_DEFINE,) if options.protobuf_runtime == "lite" else ()
-        return (*self.profile.optflags, *size.cflags, *SELECTIVE_FLAGS, *lite, *header, *self._prefix_maps(),
-                *options.extra_cflags)
+        return one_optimisation_level((*self.profile.optflags, *size.cflags, *SELECTIVE_FLAGS, *lite, *header,
+                                       *self._prefix_maps(), *options.extra_cflags))
 
     @functools.cached_property
     def _makefile_text(self) -> str:
@@ -701,7 +767,7 @@ def _forget_stale_objects(make_argv: tuple[str, ...], made_by: str, src: PurePos
     digest = hashlib.sha256("\0".join((*flags, made_by)).encode()).hexdigest()
     gen = f"{MAKEFILE_DIR}/{GEN_DIR}"
     return Step(
-        "forget objects built with other flags",
+        FORGET_STEP,
         (
             "bash", "-c", render("steps/forget_stale_objects.sh"), "bash",
             f"{gen}/{FLAGS_STAMP}", digest,

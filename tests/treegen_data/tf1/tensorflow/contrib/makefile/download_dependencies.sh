@@ -339,11 +339,17 @@ nobase_include_HEADERS = google/protobuf/stubs/common.h google/protobuf/message_
 END
 cat > "${PROTOBUF}/autogen.sh" <<'END'
 #!/bin/bash
-# protobuf's autogen.sh (stand-in): configure is shipped ready, nothing to generate.
+# protobuf 3.6.1's autogen.sh (stand-in): no Google Mock download (googletest is a git submodule
+# in third_party/googletest, which the release archive leaves empty); configure is shipped ready.
 set -e
+mkdir -p third_party/googletest/m4
 [ -x configure ]
 END
 chmod +x "${PROTOBUF}/autogen.sh"
+cat > "${PROTOBUF}/configure.ac" <<'END'
+# protobuf 3.6.1's configure.ac (stand-in): the line that names what configure recurses into.
+AC_CONFIG_SUBDIRS([third_party/googletest])
+END
 cat > "${PROTOBUF}/configure" <<'END'
 #!/bin/bash
 # protobuf's configure (stand-in): the options a cross build gives the real one.
@@ -371,6 +377,7 @@ fi
   echo "CXX = $CXX"
   echo "CXXFLAGS = $CXXFLAGS$pic"
   echo "AR = $AR"
+  echo "subdirs = third_party/googletest"
   echo "include src/Makefile.am"
   cat Makefile.in
 } > Makefile
@@ -402,7 +409,9 @@ install: all
 	chmod +x $(prefix)/bin/protoc
 clean:
 	rm -rf src/.libs
+# As automake's: distclean recurses into $(subdirs) (the submodule configure found empty).
 distclean: clean
+	for dir in $(subdirs); do $(MAKE) -C $$dir distclean || exit 1; done
 	rm -f Makefile
 END
 
