@@ -27,6 +27,7 @@ from tfbuild.pipeline.workspace import BEGIN_MARKER
 from tfbuild.resources import examples_dir
 from tfbuild.toolchain.targets import get_target, load_targets
 from tfbuild.tree.facts import read_tree_facts
+from tfbuild.tree.git_version import DESCRIBE_GIT_DIR
 
 GOLDEN_DIR = Path(__file__).parent / "golden" / "plans"
 REPO = Path(__file__).resolve().parent.parent
@@ -154,11 +155,14 @@ def test_makefile_plan_is_selective_and_mounts_the_header_read_only(world):
     assert header_mount.read_only and header_mount.source == world / "out" / "pi-armv7" / "header"
     # The header goes to the mounted header dir and to the tree's own include location, so a
     # copy left there by an earlier build of another app can never shadow this one.
+    # Beside them only the git directory the version step describes (the user's commit).
     written = {file.path: file.content for file in plan.generated_files}
-    assert written == {
+    version_dir = world / "tf1" / DESCRIBE_GIT_DIR
+    assert {path: text for path, text in written.items() if path.parent != version_dir} == {
         header_mount.source / "ops_to_register.h": HEADER,
         world / "tf1/tensorflow/core/framework/ops_to_register.h": HEADER,
     }
+    assert {path.name for path in written if path.parent == version_dir} == {"HEAD", "commondir"}
     assert next(m for m in plan.mounts if m.target == PurePosixPath("/src")).source == world / "tf1"
     assert [a.name for a in plan.artifacts][:2] == ["libtensorflow-core.a", "libprotobuf.a"]
 
