@@ -19,7 +19,7 @@ import typer
 
 from tfbuild.cli import _state, app, stderr
 from tfbuild.cli.option_flags import source_tree, takes_options
-from tfbuild.cli.output import plain, stdout_console
+from tfbuild.cli.output import emit_json, plain, stdout_console
 from tfbuild.errors import SourceTreeError
 from tfbuild.pipeline.options import SOURCE, Flags
 
@@ -64,7 +64,7 @@ def source(
     out = _out()
     if as_json:
         report = {**info.to_json(), "build_facts": {name: line.to_json() for name, line in facts.items()}}
-        out.print(plain(json.dumps(report, indent=2)))
+        emit_json(json.dumps(report, indent=2))
         return
     if info.commit is None:
         commit = "not a git checkout"
@@ -148,7 +148,7 @@ def kernels(
                      "devices": list(d.devices), "unread_registrations": list(d.unread)} for d in described],
             "unread_registrations": [str(u) for u in index.unread],
         }
-        out.print(plain(json.dumps(report, indent=2)))
+        emit_json(json.dumps(report, indent=2))
     else:
         _print_op_kernels(out, described)
     missing = [d for d in described if not d.registered]

@@ -116,6 +116,13 @@ class VerifyResult:
         return all(model.passed for model in self.models)
 
 
+def check_finite(flag: str, value: float | None) -> None:
+    """Refuse a ``--tolerance`` or ``--timeout`` of NaN or infinity (a :class:`ConfigError`): no
+    difference is within NaN, and an infinite time limit is none (leave the flag out)."""
+    if value is not None and not math.isfinite(value):
+        raise ConfigError(f"{flag} {value}: expected a finite number", hint=f"leave {flag} out for its default")
+
+
 def require_pass(result: VerifyResult) -> None:
     """Raise :class:`VerificationError` naming the first differing tensor (outputs first)."""
     failures = [(model, diff) for model in result.models for diff in model.diffs if not diff.passed]
