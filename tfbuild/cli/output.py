@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import re
 import sys
 from collections.abc import Mapping
 from enum import Enum
@@ -118,8 +119,18 @@ def print_table(console: Console, table: Table) -> None:
         column.overflow = "ignore"
     with console.capture() as captured:
         console.print(table, width=WIDE, crop=False)
-    text = "\n".join(line.rstrip() for line in captured.get().splitlines())
+    text = "\n".join(_without_trailing_blanks(line) for line in captured.get().splitlines())
     console.print(text, markup=False, highlight=False, soft_wrap=True, emoji=False)
+
+
+_TRAILING_BLANKS = re.compile(r"[ \t]+((?:\x1b\[[0-9;]*m)*)$")
+
+
+def _without_trailing_blanks(line: str) -> str:
+    """``line`` without trailing blanks, also those inside colour codes (``FORCE_COLOR``)."""
+    while (shorter := _TRAILING_BLANKS.sub(r"\1", line)) != line:
+        line = shorter
+    return line
 
 
 def print_heading(console: Console, title: str) -> None:

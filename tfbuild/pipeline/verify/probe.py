@@ -292,7 +292,8 @@ def _outputs(graph_def: Any, nodes: Mapping[str, NodeDef], given: Sequence[str],
         tensors = tuple(name if ":" in name else f"{name}:0" for name in given)
         missing = [tensor for tensor in tensors if tensor.rsplit(":", 1)[0] not in nodes]
         if missing:
-            raise ConfigError(f"{where}: no node for --output {', '.join(missing)}", hint="name a node of the graph")
+            raise ConfigError(f"{where}: no node for --output-tensor {', '.join(missing)}",
+                              hint="name a node of the graph")
         return tensors
     sinks = tuple(f"{output.name}:0" for output in likely_outputs(graph_def) if output.op not in NOT_COMPARED)
     if not sinks:
