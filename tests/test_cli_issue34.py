@@ -333,6 +333,20 @@ def test_a_node_that_calls_a_library_function_is_accepted(tmp_path: Path, capsys
     assert '"Relu"' in header.read_text() and "scaled_relu" not in header.read_text()
 
 
+@pytest.mark.tensorflow
+def test_tensorflow_runs_the_node_that_calls_a_library_function(tmp_path: Path) -> None:
+    """The oracle: TensorFlow itself runs the graph above, so tfbuild must accept it."""
+    import numpy as np
+    import tensorflow as tf
+
+    model = _graph_calling_a_function(tmp_path / "calls.pb")
+    graph_def = tf.compat.v1.GraphDef.FromString(model.read_bytes())
+    with tf.compat.v1.Session(graph=tf.Graph()) as session:
+        tf.import_graph_def(graph_def, name="")
+        (result,) = session.run(["y:0"], {"x:0": np.array([-1.0, 3.0], dtype=np.float32)})
+    assert result.tolist() == [0.0, 9.0]
+
+
 def test_a_missing_output_node_is_named_by_its_flag(tmp_path: Path, capsys) -> None:
     path = tmp_path / "add.pbtxt"
     path.write_text(ADD_MODEL)
