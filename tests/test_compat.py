@@ -158,16 +158,16 @@ def test_check_reports_the_attrs_the_tree_lacks_and_names_the_fix(tf1_tree, comp
     code = main(["check", "--model", str(model), "--source", str(tf1_tree), "--flavour", "makefile"])
     captured = capsys.readouterr()
     assert code == 5, captured.err
-    assert (f"Conv2D: NodeDef mentions attr 'explicit_paddings' not in {CONV2D_TF19}; NodeDef: "
-            "Conv2D = Conv2D[T=DT_FLOAT, data_format=\"NHWC\", dilations=[1, 1, 1, 1], explicit_paddings=[], "
-            "padding=\"SAME\", strides=[1, 1, 1, 1], use_cudnn_on_gpu=true](images, Conv2D/ReadVariableOp). "
-            "(Check whether your GraphDef-interpreting binary is up to date") in captured.out
-    assert "MatMul: NodeDef mentions attr 'grad_a' not in Op<name=MatMul;" in captured.out
-    assert "MatMul: NodeDef mentions attr 'grad_b' not in Op<name=MatMul;" in captured.out
+    # the runtime's refusal, its OpDef named rather than pasted (the full text is in --json)
+    assert ("Conv2D: NodeDef mentions attr 'explicit_paddings' not in Op<name=Conv2D; ...>; NodeDef: "
+            "Conv2D = Conv2D[T=DT_FLOAT, data_format=\"NHWC\", dilations=[1, 1, 1, 1], ") in captured.out
+    assert CONV2D_TF19 not in captured.out and "(Check whether your GraphDef" not in captured.out
+    # MatMul's two attrs TF 1.13 lacks: one gap naming both
+    assert "MatMul: NodeDef mentions attrs 'grad_a', 'grad_b' not in Op<name=MatMul; ...>" in captured.out
     fix = f"fix: run: tfbuild compat {model} --source {tf1_tree} -o {model.with_name('cnn-tf1.13.pb')}"
-    assert captured.out.count(fix) == 3
+    assert captured.out.count(fix) == 2
     (line,) = error_lines(captured.err)
-    assert "NodeDef mentions attr 'explicit_paddings' not in Op<name=Conv2D" in line
+    assert "NodeDef mentions attr 'explicit_paddings' not in Op<name=Conv2D; ...>" in line
     assert f"tfbuild compat {model}" in line
 
 
@@ -282,7 +282,7 @@ def test_an_attr_the_tree_requires_must_be_there(tf1_tree, compat_models, tmp_pa
     model.write_bytes(graph_def.SerializeToString())
     assert main(["compat", str(model), "--source", str(tf1_tree), "-o", str(tmp_path / "out.pb")]) == 5
     captured = capsys.readouterr()
-    assert "Softmax: NodeDef missing attr 'T' from Op<name=Softmax; signature=logits:T -> softmax:T; " in captured.out
+    assert "Softmax: NodeDef missing attr 'T' from Op<name=Softmax; ...>; NodeDef: Softmax = Softmax[](" in captured.out
     assert "re-export the model with Softmax's T set" in captured.out
 
 

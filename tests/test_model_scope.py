@@ -194,7 +194,7 @@ def test_outputs_keep_what_tensorflows_extract_sub_graph_keeps(two_heads):
     assert model.scope == "what probabilities depend(s) on"
     ops = {node.op for node in model.graph_defs[0].node}
     assert "Softmax" in ops and not ops & {"Square", "Sub", "Sum"}
-    with pytest.raises(ConfigError, match="--output nothere: no such node in the graph") as raised:
+    with pytest.raises(ConfigError, match="--output-node nothere: no such node in the graph") as raised:
         load_model(two_heads, ModelScope(outputs=("nothere",)))
     assert raised.value.hint == "its likely outputs: probabilities, loss"
 

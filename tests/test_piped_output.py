@@ -67,8 +67,9 @@ def test_analyze(tmp_path):
         table_width([("op", "node", "model", "problem"), *problems]),
         len(f"Ops ({analysis['tensorflow_version']} kernel names)"))
     # The benchmark program's command line is one line, however long, ready to paste.
-    benchmarks = tuple(f"  benchmark: {shlex.join(graph['benchmark']['argv'])}" for model in analysis["models"]
-                       for graph in model.get("graphs", ()) if "benchmark" in graph)
+    benchmarks = tuple(f"  benchmark: {shlex.join(graph['benchmark']['argv'])}"
+                       + (f" ({graph['benchmark']['note']})" if graph["benchmark"]["note"] else "")
+                       for model in analysis["models"] for graph in model.get("graphs", ()) if "benchmark" in graph)
     assert benchmarks
     widest = max(widest, *map(len, benchmarks))
     assert_plain(stdout, widest=widest, whole=tuple(p[3] for p in problems) + tuple(o[0] for o in ops) + benchmarks)

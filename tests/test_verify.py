@@ -159,7 +159,7 @@ def test_probe_takes_the_users_shapes_and_outputs(probe_graph):
     assert "r1:0" not in probe.intermediates and "n2:0" not in probe.intermediates
     with pytest.raises(ConfigError, match="no placeholder"):
         plan_probe(probe_graph, where="graph", shapes={"w": (1,)})
-    with pytest.raises(ConfigError, match="--output nothere:0"):
+    with pytest.raises(ConfigError, match="--output-tensor nothere:0"):
         plan_probe(probe_graph, where="graph", outputs=["nothere"])
 
 

@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
-from tfbuild.fileio import atomic_write_text
+from tfbuild.fileio import atomic_write_bytes
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -50,12 +50,29 @@ def read_through(
             data = json.loads(path.read_text(encoding="utf-8"))
             if isinstance(data, dict) and data.get("schema") == schema:
                 return decode(data), True
-        except (OSError, ValueError, KeyError, TypeError):
+        except (OSError, ValueError, RecursionError, KeyError, TypeError):
             pass
     value = compute()
     if path is not None:
-        try:
-            atomic_write_text(path, json.dumps({"schema": schema, **encode(value)}, sort_keys=True))
-        except OSError as error:
-            log.debug("cache not written (%s): %s", path, error)
+        write_cache(path, json.dumps({"schema": schema, **encode(value)}, sort_keys=True).encode("utf-8"))
     return value, False
+
+
+_warned: set[Path] = set()
+
+
+def write_cache(path: Path, data: bytes) -> None:
+    """Keep ``data`` at ``path`` in the cache, atomically. The cache is optional: a path where
+    nothing can be written (a read-only ``HOME``, a full disk) costs only speed, said once per
+    cache directory on stderr, and the command goes on."""
+    from tfbuild.errors import TfbuildError
+
+    try:
+        atomic_write_bytes(path, data)
+    except (OSError, TfbuildError) as error:
+        root = cache_dir()
+        if root not in _warned:
+            _warned.add(root)
+            reason = error.one_line() if isinstance(error, TfbuildError) else f"{path}: {error.strerror or error}"
+            log.warning("note: tfbuild's cache cannot be written (%s); going on without it (set %s to a "
+                        "writable directory to keep what it computes)", reason, CACHE_DIR_ENV)

@@ -42,13 +42,14 @@ def load_toml(path: Path) -> dict[str, object]:
     """Parse ``path``; a missing file, a directory, a FIFO or device, a file larger than
     :data:`~tfbuild.fileio.SMALL_SIZE_LIMIT`, bytes that are not UTF-8 or a syntax error is a
     :class:`ConfigError` naming it."""
-    from tfbuild.fileio import read_input_bytes
+    from tfbuild.fileio import nesting_bounded, read_input_bytes
 
     if not os.path.lexists(path):
         raise ConfigError(f"{path}: file not found", hint="check the path")
     data = read_input_bytes(path, error=ConfigError, hint="check the path")
     try:
-        return tomllib.loads(data.decode("utf-8"))
+        with nesting_bounded(path, ConfigError, hint="no tfbuild.toml nests that deep: fix the file"):
+            return tomllib.loads(data.decode("utf-8"))
     except UnicodeDecodeError as error:
         raise ConfigError(
             f"{path}: not valid TOML: not UTF-8 (byte {error.start})", hint="save the file as UTF-8"

@@ -7,8 +7,9 @@ import errno
 import hashlib
 import os
 import stat
+import sys
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from tfbuild.errors import InputFileError, OutputPathError, OutputWriteError, TfbuildError
@@ -18,6 +19,23 @@ MODEL_SIZE_LIMIT = 2 << 30
 """The largest model file tfbuild reads (2 GiB, protobuf's own limit for one message)."""
 SMALL_SIZE_LIMIT = 64 << 20
 """The largest ``tfbuild.toml``, op list, header or ``manifest.json`` tfbuild reads (64 MiB)."""
+
+
+@contextlib.contextmanager
+def nesting_bounded(
+    where: Path | str, error: type[TfbuildError] = InputFileError, *, hint: str | None = None
+) -> Iterator[None]:
+    """Parse inside this: text nested deeper than Python's recursion limit lets a parser follow
+    (a pbtxt, TOML or JSON file of ``[[[[...``) becomes one ``error`` naming ``where``, not a
+    RecursionError. No real model, config, manifest or op list nests anywhere near that deep."""
+    try:
+        yield
+    except RecursionError:
+        raise error(
+            f"{where}: nested too deeply to read (deeper than Python's recursion limit of "
+            f"{sys.getrecursionlimit()} lets its parser go)",
+            hint=hint or "no real file nests that deep: check where it came from",
+        ) from None
 
 
 def input_problem(path: Path | str, error: OSError) -> str:

@@ -70,8 +70,10 @@ class _LazyConsole:
         if self._console is None:
             from rich.console import Console
 
+            from tfbuild.cli.output import colour_settings
+
             patch_rich()
-            self._console = Console(**self._settings)
+            self._console = Console(**self._settings, **colour_settings(stderr=self._settings.get("stderr", False)))
         return getattr(self._console, name)
 
 
@@ -151,7 +153,7 @@ TyperArgument._usage_display_name = _argument_usage  # type: ignore[method-assig
 TyperArgument._rich_display_name = _argument_name  # type: ignore[method-assign,assignment]
 TyperArgument.display_name_raw = property(_argument_name)  # type: ignore[assignment,method-assign]
 TyperArgument.display_type_rich = lambda argument, ctx: None  # type: ignore[method-assign,assignment]
-_state = {"debug": False, "broken_pipe": False}
+_state: dict[str, Any] = {"debug": False, "broken_pipe": False, "stdout_gone": False, "error": None}
 
 
 def _version_callback(value: bool) -> None:
@@ -267,24 +269,39 @@ def main(argv: list[str] | None = None) -> int:
     own codes, 143 and 129); the notes the library added to
     either (a build that had changed the source tree says what and how to undo it) follow, one
     line each. Anything else is a tfbuild bug and keeps its traceback.
+
+    A ``--json`` run prints one JSON document on stdout, failed or not: the command's, and when
+    it failed, the error in it (``"error": {"message", "hint", "exit_code"}``; see
+    :func:`tfbuild.cli.output.finish_json`).
     """
     if argv is None:
+        if sys.stdout is None:  # started with stdout closed (>&-): the output would be lost
+            stderr.print("error: stdout is closed, so the output would be lost; nothing was run (redirect it to "
+                         "a file, or to /dev/null to discard it)", markup=False)
+            sys.exit(1)
         _name_stdout()
+    args = sys.argv[1:] if argv is None else argv
+    as_json = "--json" in args[: args.index("--")] if "--" in args else "--json" in args
+    from tfbuild.cli.output import hold_json
     from tfbuild.stop_signals import handle_stop_signals
 
+    hold_json(as_json)
+    _state["error"], _state["stdout_gone"] = None, False
     with handle_stop_signals():
-        code = _run(argv)
+        code = _run(args, argv)
+    if as_json:
+        code = _finish_json(code)
     if argv is None:
         sys.exit(code)
     return code
 
 
-def _run(argv: list[str] | None) -> int:
-    """:func:`main`'s command run, and every way it can end, as an exit code."""
+def _run(args: list[str], argv: list[str] | None) -> int:
+    """Run the command ``args`` names; its exit code, each failure reported as :func:`main` says."""
     from tfbuild.stop_signals import last_stop
 
     try:
-        command = _prepared_command(sys.argv[1:] if argv is None else argv)
+        command = _prepared_command(args)
         # not standalone: a usage error reaches us, to be one line rather than click's box
         result = command.main(args=argv, prog_name="tfbuild", standalone_mode=False)
         code = result if isinstance(result, int) else 0
@@ -303,6 +320,7 @@ def _run(argv: list[str] | None) -> int:
 
         # escaped: messages name config keys ("[android] ndk"), which are not markup
         stderr.print(f"[bold red]error:[/] {escape(error.one_line())}", markup=True)
+        _note_error(error.message, error.hint)
         _print_notes(error)
         code = error.exit_code
     except (KeyboardInterrupt, _Interrupted) as interrupt:
@@ -316,6 +334,36 @@ def _run(argv: list[str] | None) -> int:
     return code
 
 
+def _note_error(message: str, hint: str | None = None) -> None:
+    """Keep the error just printed for a ``--json`` run's document (:func:`_finish_json`)."""
+    _state["error"] = {"message": message, "hint": hint}
+
+
+def _finish_json(code: int) -> int:
+    """Print a ``--json`` run's document (:func:`tfbuild.cli.output.finish_json`), the error in
+    it when ``code`` is not 0; nothing when stdout was closed. The exit code, that of a failed
+    write to stdout when it failed (a full disk)."""
+    from tfbuild.cli.output import finish_json, hold_json
+
+    if _state["stdout_gone"]:
+        hold_json(False)
+        return code
+    error = None
+    if code != 0:
+        said = _state["error"] if isinstance(_state["error"], dict) else {
+            "message": f"tfbuild exited with code {code}", "hint": None}
+        error = {**said, "exit_code": code}
+    try:
+        finish_json(error)
+        if sys.stdout is not None:
+            sys.stdout.flush()
+    except BrokenPipeError:
+        return _report_broken_pipe()
+    except OSError as failure:
+        return _unexpected(OSError(failure.errno, failure.strerror, "stdout"))
+    return code
+
+
 def _interrupted(stop: BaseException | None) -> int:
     """Ctrl-C, SIGTERM or SIGHUP (:mod:`tfbuild.stop_signals`): one line, the notes the library
     added (what the tree holds now, the command that undoes it), and the shell's code for the
@@ -324,6 +372,7 @@ def _interrupted(stop: BaseException | None) -> int:
 
     by = f" by {stop.name}" if isinstance(stop, Stopped) and stop.name != "SIGINT" else ""
     stderr.print(f"interrupted{by}", markup=False)
+    _note_error(f"interrupted{by}")
     _print_notes(stop)
     return exit_code(stop)
 
@@ -359,7 +408,13 @@ def _usage_error(usage: Exception) -> int:
     """A usage error (an unknown command or option, an option without its value) in one line
     and exit code 2, rather than click's box of five."""
     if isinstance(usage, click_errors.NoArgsIsHelpError):
-        return 2  # the help, printed when the error was made
+        # On a terminal rich printed the help when the error was made; elsewhere it is the
+        # message, printed here, on stderr as for any usage error
+        help_text = usage.format_message()
+        if help_text.strip():
+            sys.stderr.write(help_text.rstrip("\n") + "\n")
+        _note_error("no command given", "see 'tfbuild --help'")
+        return 2
     if not isinstance(usage, click_errors.ClickException):  # typer.Abort
         if isinstance(usage.__cause__, KeyboardInterrupt):  # a stop while click parsed the options
             return _interrupted(usage.__cause__)
@@ -368,6 +423,7 @@ def _usage_error(usage: Exception) -> int:
     ctx = getattr(usage, "ctx", None)
     where = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
     stderr.print(f"error: {usage.format_message()}{where}", markup=False)
+    _note_error(usage.format_message(), f"see '{ctx.command_path} --help'" if ctx is not None else None)
     return usage.exit_code
 
 
@@ -386,17 +442,28 @@ def _asks_for_help(args: list[str]) -> bool:
 
 
 def _unexpected(failure: Exception) -> int:
-    """One line for a failure no command expected: an operating system error (a full disk, a
-    permission) names its file; anything else is a tfbuild bug, reported as one."""
+    """One line for a failure no command expected: git's (:func:`tfbuild.tree.git_errors.user_error`)
+    as the error it is, an operating system error (a full disk, a permission) naming its file;
+    anything else is a tfbuild bug, reported as one."""
+    from tfbuild.tree.git_errors import user_error
+
+    error = user_error(failure)
+    if error is not None:
+        stderr.print(f"error: {error.one_line()}", markup=False)
+        _note_error(error.message, error.hint)
+        _print_notes(failure)
+        return error.exit_code
     if isinstance(failure, OSError) and failure.strerror:
         if failure.filename == "stdout":  # the output itself could not be written (a full disk)
             _detach_stdout()
         where = f"{failure.filename}: " if failure.filename else ""
         stderr.print(f"error: {where}{failure.strerror}", markup=False)
+        _note_error(f"{where}{failure.strerror}")
         _print_notes(failure)
         return 1
     stderr.print(f"error: internal error ({type(failure).__name__}: {failure}); run again with --debug for the "
                  "traceback, and please report it", markup=False)
+    _note_error(f"internal error ({type(failure).__name__}: {failure})", "run again with --debug for the traceback")
     _print_notes(failure)
     return 70  # EX_SOFTWARE
 
@@ -451,6 +518,7 @@ def _report_broken_pipe() -> int:
 
 
 def _detach_stdout() -> None:
+    _state["stdout_gone"] = True
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())

@@ -16,7 +16,7 @@ import typer
 
 from tfbuild.cli import app, stderr
 from tfbuild.cli.option_flags import resolve, takes_options
-from tfbuild.cli.output import print_table, stdout_console
+from tfbuild.cli.output import emit_json, print_table, stdout_console
 from tfbuild.errors import PreflightError
 from tfbuild.fileio import refuse_input_as_output
 from tfbuild.pipeline.options import DEFAULT_OPS, GRANULARITY, SOURCE, Flags
@@ -69,7 +69,7 @@ def analyze(
     scope = ModelScope(tuple(tag or ()), signature, tuple(output_node or ()))
     analysis = analyze_models(models, op_library or (), scope)
     if as_json:
-        typer.echo(json.dumps(analysis.to_dict(), indent=2))
+        emit_json(json.dumps(analysis.to_dict(), indent=2))
     else:
         _print_tables(analysis, stdout_console())
     _fail_if_strict(analysis, strict)
@@ -133,7 +133,7 @@ def _print_written_header(written: Path, analysis: Analysis, options: HeaderOpti
     if not as_json:
         typer.echo(f"wrote {written} (registers {contents.summary()})")
         return
-    typer.echo(json.dumps({
+    emit_json(json.dumps({
         "header": str(written), "summary": contents.summary(), "default_ops": options.default_ops,
         "granularity": options.granularity, "registers_everything": contents.registers_everything,
         "ops": sorted(contents.ops), "kernel_classes": list(contents.kernel_classes),

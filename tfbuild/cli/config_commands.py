@@ -16,7 +16,7 @@ import typer
 
 from tfbuild.cli import app
 from tfbuild.cli.option_flags import resolve, takes_options
-from tfbuild.cli.output import jsonable, print_table, stdout_console
+from tfbuild.cli.output import emit_json, jsonable, print_table, stdout_console
 from tfbuild.pipeline.options import CONFIG_FILE_NAME, ENV_CONFIG, OPTIONS, Flags, app_matrix
 
 config_app = typer.Typer(help="Show the options tfbuild resolves from tfbuild.toml and the environment.",
@@ -42,7 +42,7 @@ def show_command(
             "config_file": str(resolved.config_path) if resolved.config_path else None,
             "options": {name: {"value": value, "origin": origin} for name, value, origin in rows},
         }
-        typer.echo(json.dumps(payload, indent=2, default=str))
+        emit_json(json.dumps(payload, indent=2, default=str))
         return
     from rich.table import Table
     from rich.text import Text
@@ -83,9 +83,9 @@ def plan_command(
         by_app: dict[str, list[str]] = {}
         for row in rows:
             by_app.setdefault(row["app"], []).append(row["target"])
-        typer.echo(json.dumps([{"APP": [name], "TARGET": targets} for name, targets in by_app.items()], indent=2))
+        emit_json(json.dumps([{"APP": [name], "TARGET": targets} for name, targets in by_app.items()], indent=2))
     elif as_json:
-        typer.echo(json.dumps({"include": rows}))
+        emit_json(json.dumps({"include": rows}))
     else:
         from rich.table import Table
 

@@ -11,6 +11,10 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
+import re
+import sys
+from collections.abc import Mapping
 from enum import Enum
 from pathlib import PurePath
 from typing import TYPE_CHECKING, Any, cast
@@ -24,17 +28,43 @@ WIDE = 100_000
 """The width a console gets when it is not a terminal: no line is ever wrapped."""
 
 
+def is_terminal(stream: Any) -> bool:
+    """Whether ``stream`` is a terminal (a closed or odd stream is not)."""
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False
+
+
+def colour_settings(*, stderr: bool = False) -> dict[str, Any]:
+    """How a console on stdout (or stderr) looks, by the conventions' environment variables.
+
+    The layout (boxes, the terminal's width) follows what the stream is: a terminal, or a file
+    or a pipe. Colour: ``NO_COLOR`` set to anything but the empty string turns off colour and
+    every other escape code (no-color.org); otherwise ``FORCE_COLOR`` set to anything but the
+    empty string turns colour on even in a file or a pipe, whose layout stays plain
+    (force-color.org); otherwise colour on a terminal only. ``NO_COLOR`` wins when both are set:
+    turning colour off is the safer of the two asks.
+    """
+    terminal = is_terminal(sys.stderr if stderr else sys.stdout)
+    if os.environ.get("NO_COLOR", ""):
+        return {"force_terminal": terminal, "color_system": None, "no_color": True}
+    if os.environ.get("FORCE_COLOR", ""):
+        return {"force_terminal": terminal, "color_system": "auto" if terminal else "standard"}
+    return {"force_terminal": terminal}
+
+
 def stdout_console(*, stderr: bool = False, **kwargs: Any) -> Console:
     """A console on stdout (or stderr): the terminal's width there, unbounded elsewhere, so
-    nothing printed to a file or a pipe is wrapped."""
+    nothing printed to a file or a pipe is wrapped; colour as :func:`colour_settings` says."""
     from rich.console import Console
 
     from tfbuild.cli import patch_rich
 
     patch_rich()
-    probe = Console(stderr=stderr)
-    width = None if probe.is_terminal else WIDE
-    return Console(highlight=False, soft_wrap=True, width=width, stderr=stderr, **kwargs)
+    settings = colour_settings(stderr=stderr)
+    width = None if settings["force_terminal"] else WIDE
+    return Console(highlight=False, soft_wrap=True, width=width, stderr=stderr, **settings, **kwargs)
 
 
 class LazyConsole:
@@ -89,8 +119,18 @@ def print_table(console: Console, table: Table) -> None:
         column.overflow = "ignore"
     with console.capture() as captured:
         console.print(table, width=WIDE, crop=False)
-    text = "\n".join(line.rstrip() for line in captured.get().splitlines())
+    text = "\n".join(_without_trailing_blanks(line) for line in captured.get().splitlines())
     console.print(text, markup=False, highlight=False, soft_wrap=True, emoji=False)
+
+
+_TRAILING_BLANKS = re.compile(r"[ \t]+((?:\x1b\[[0-9;]*m)*)$")
+
+
+def _without_trailing_blanks(line: str) -> str:
+    """``line`` without trailing blanks, also those inside colour codes (``FORCE_COLOR``)."""
+    while (shorter := _TRAILING_BLANKS.sub(r"\1", line)) != line:
+        line = shorter
+    return line
 
 
 def print_heading(console: Console, title: str) -> None:
@@ -124,6 +164,49 @@ def jsonable(value: Any) -> Any:
 
 
 def print_json(value: Any) -> None:
+    """``value`` as a JSON document on stdout (:func:`emit_json`)."""
+    emit_json(json.dumps(jsonable(value), indent=2))
+
+
+class _JsonRun:
+    """The documents of a ``--json`` run, held until it ends (:func:`finish_json`)."""
+
+    held: bool = False
+    documents: list[tuple[str, bool]] = []  # noqa: RUF012 (one run per process at a time)
+
+
+def hold_json(held: bool) -> None:
+    """Hold what :func:`emit_json` prints until :func:`finish_json` (the command line does for
+    every ``--json`` run), so a failing run prints its document once, with the error in it."""
+    _JsonRun.held = held
+    _JsonRun.documents = []
+
+
+def emit_json(text: str, *, newline: bool = True) -> None:
+    """A command's ``--json`` document (the text of one JSON value) on stdout: now, or held
+    (:func:`hold_json`)."""
+    if _JsonRun.held:
+        _JsonRun.documents.append((text, newline))
+        return
     import typer
 
-    typer.echo(json.dumps(jsonable(value), indent=2))
+    typer.echo(text, nl=newline)
+
+
+def finish_json(error: Mapping[str, Any] | None) -> None:
+    """Print the held documents as they are when the run succeeded (``error`` None); when it
+    failed, one JSON object: the command's document with ``"error": error`` added (wrapped as
+    ``"result"`` when it is no object), or ``{"error": error}`` when it printed none."""
+    import typer
+
+    documents, _JsonRun.documents, _JsonRun.held = _JsonRun.documents, [], False
+    if error is None:
+        for text, newline in documents:
+            typer.echo(text, nl=newline)
+        return
+    document: Any = json.loads(documents[-1][0]) if documents else None
+    if isinstance(document, dict):
+        failed = {**document, "error": dict(error)}
+    else:
+        failed = {"error": dict(error)} if document is None else {"result": document, "error": dict(error)}
+    typer.echo(json.dumps(failed, indent=2))

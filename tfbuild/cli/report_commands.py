@@ -13,7 +13,7 @@ from pathlib import Path
 import typer
 
 from tfbuild.cli import app, stderr
-from tfbuild.cli.output import lazy_console
+from tfbuild.cli.output import emit_json, lazy_console
 from tfbuild.cli.params import either
 
 _plain = lazy_console(markup=False)
@@ -43,7 +43,7 @@ def report_command(
     assert out is not None
     written = write_size_report(out, baseline_dir=baseline, nm=nm)
     if as_json:
-        typer.echo(written.json, nl=False)
+        emit_json(written.json, newline=False)
     else:
         _plain.print(written.markdown, end="")
     for path in written.files:

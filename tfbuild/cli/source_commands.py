@@ -19,7 +19,7 @@ import typer
 
 from tfbuild.cli import _state, app, stderr
 from tfbuild.cli.option_flags import source_tree, takes_options
-from tfbuild.cli.output import plain, stdout_console
+from tfbuild.cli.output import emit_json, plain, stdout_console
 from tfbuild.errors import SourceTreeError
 from tfbuild.pipeline.options import SOURCE, Flags
 
@@ -65,7 +65,7 @@ def source(
     out = _out()
     if as_json:
         report = {**info.to_json(), "build_facts": {name: line.to_json() for name, line in facts.items()}}
-        out.print(plain(json.dumps(report, indent=2)))
+        emit_json(json.dumps(report, indent=2))
         return
     commit = _commit_text(info)
     family = f"{info.filegroup_family}_* in tensorflow/core/kernels/BUILD" if info.filegroup_family else "none found"
@@ -161,7 +161,7 @@ def kernels(
                      "devices": list(d.devices), "unread_registrations": list(d.unread)} for d in described],
             "unread_registrations": [str(u) for u in index.unread],
         }
-        out.print(plain(json.dumps(report, indent=2)))
+        emit_json(json.dumps(report, indent=2))
     else:
         _print_op_kernels(out, described)
     missing = [d for d in described if not d.registered]

@@ -53,7 +53,7 @@ def verify_command(
         help="Floating-point bound: |got - expected| <= T * the tensor's largest |expected| (default 1e-4); "
         "integers must be equal; 8-bit tensors may also be 2 steps of their grid off.",
     ),
-    seed: int = typer.Option(0, "--seed", metavar="N", help="Seed of the generated inputs."),
+    seed: int = typer.Option(0, "--seed", min=0, metavar="N", help="Seed of the generated inputs."),
     input_shape: list[str] = typer.Option(
         [], "--input-shape", metavar="NAME=D0,D1,...",
         help="NAME=D0,D1,... for a placeholder whose shape is open (repeat; default: its shape in the graph, open "
@@ -106,9 +106,11 @@ def _verify_options(
 ) -> VerifyOptions:
     """The command's options as the library takes them, its defaults where a flag was not given."""
     from tfbuild.pipeline.verify.probe import parse_input_shape
-    from tfbuild.pipeline.verify.run import VerifyOptions
+    from tfbuild.pipeline.verify.run import VerifyOptions, check_finite
 
     defaults = VerifyOptions(out_dir=out)
+    check_finite("--tolerance", tolerance)
+    check_finite("--timeout", timeout)
     return VerifyOptions(
         out_dir=out,
         models=models,

@@ -147,6 +147,19 @@ def lex_invocation(text: str, start: int) -> tuple[list[Token], int] | None:
     return None
 
 
+def unclosed_parentheses(text: str) -> frozenset[int]:
+    """The offsets of the ``(`` tokens of ``text`` whose ``)`` never comes: one pass, so a
+    file ending in thousands of unclosed macro calls is read in linear time (each
+    :func:`lex_invocation` of one of them would run to the end of the text)."""
+    opened: list[int] = []
+    for token, token_start, _ in _scan_tokens(text, 0):
+        if token.text == "(":
+            opened.append(token_start)
+        elif token.text == ")" and opened:
+            opened.pop()
+    return frozenset(opened)
+
+
 _OPENERS = frozenset({"(", "[", "{"})
 _CLOSERS = frozenset({")", "]", "}"})
 

@@ -45,6 +45,7 @@ from tfbuild.cpp.macros import (
     parse_define,
     spell,
     strip_comments,
+    unclosed_parentheses,
 )
 from tfbuild.cpp.op_def import OP_TERMINALS, BuilderCall, parse_op_builders
 from tfbuild.cpp.string_constants import merge, read_string_constants
@@ -299,6 +300,9 @@ class _Scanner:
         self._file_defines: frozenset[str] = frozenset()
         self._applied: set[str] = set()
         self._string_constants: dict[str, str] | None = None
+        self._unclosed: frozenset[int] | None = None
+        """The offsets of the code run's unclosed ``(`` (:func:`unclosed_parentheses`), once one
+        macro call was found unterminated."""
 
     def run(self, text: str) -> None:
         text = strip_comments(text)
@@ -411,16 +415,21 @@ class _Scanner:
         for _, line, _ in run[:-1]:
             starts.append(starts[-1] + len(line) + 1)
         resume = 0
+        self._unclosed = None
         for match in _CALL.finditer("\n".join(masked for _, _, masked in run)):
             if match.start() < resume or match.group(1) not in self.table.relevant:
                 continue
             number = run[bisect.bisect_right(starts, match.start()) - 1][0]
-            resume = self._invocation(text, match.start(), number)
+            resume = self._invocation(text, match.start(), number, match.end() - 1)
 
-    def _invocation(self, text: str, start: int, number: int) -> int:
+    def _invocation(self, text: str, start: int, number: int, paren: int) -> int:
         if self.tree.reads == "ops":
             return self._op_statement(text, start, number)
-        lexed = lex_invocation(text, start)
+        # After the first unterminated call, the unclosed parentheses are known (one pass):
+        # each later one is recognised at once, not lexed to the end of the text again.
+        lexed = None if self._unclosed is not None and paren in self._unclosed else lex_invocation(text, start)
+        if lexed is None and self._unclosed is None:
+            self._unclosed = unclosed_parentheses(text)
         if lexed is None:
             self.result.notes.append(f"{self.relative}:{number}: unterminated macro call skipped")
             self._unread(number, "unterminated macro call", text[start:start + 400])

@@ -321,8 +321,9 @@ class _Collector:
             ModelInfo(model.path, model.format.value, model.sha256, model.scope, needs_no_kernels, summaries)
         )
         label = str(model.path)
+        functions = frozenset(f.signature.name for graph_def in model.graph_defs for f in graph_def.library.function)
         for where, nodes in model.node_lists():
-            self._add_nodes(model, label, where, nodes)
+            self._add_nodes(model, label, where, nodes, functions=functions)
         for source in model.flex_nodes:
             self._add_nodes(model, label, source.where, (source.node_def,), name=source.name)
         for listed in model.listed_ops:
@@ -348,14 +349,21 @@ class _Collector:
         return tally
 
     def _add_nodes(
-        self, model: LoadedModel, label: str, where: str, nodes: Iterable[Any], name: str | None = None
+        self, model: LoadedModel, label: str, where: str, nodes: Iterable[Any], name: str | None = None,
+        *, functions: frozenset[str] = frozenset(),
     ) -> None:
         """Tally ``nodes`` (one graph's or function's, in order) by kind; problems are recorded
-        per node, in node order. ``name`` overrides the node's own (Flex NodeDefs carry none)."""
+        per node, in node order. ``name`` overrides the node's own (Flex NodeDefs carry none).
+        A node whose op names one of the model's ``functions`` is a call of it, which TensorFlow
+        runs with no kernel of its own (the function's nodes are tallied as the function's)."""
         counts: dict[tuple[Any, ...], int] = {}
         key_attrs = self._registry.key_attrs
         for node in nodes:
             op = node.op
+            if op in functions:
+                if not _FUNCTION_NAME.match(op):
+                    _check_op_name(model.path, op, f"node {_node_label(where, node.name)!r}")
+                continue
             attrs = node.attr
             key = (op, node.device, *[attrs[n].SerializeToString() if n in attrs else None for n in key_attrs(op)])
             kind = self._kinds.get(key)
@@ -397,6 +405,10 @@ class _Collector:
             for op, t in sorted(self._ops.items())
         )
         return Analysis(tuple(self._models), ops, tuple(self._problems), tensorflow_version)
+
+
+_FUNCTION_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*\Z")
+"""What TensorFlow accepts as a function's name (a node calling one is named by it)."""
 
 
 def _node_label(where: str, name: str) -> str:

@@ -47,7 +47,42 @@ def benchmark_command(
     if kind is ModelFormat.MEMMAPPED:
         note = (f"{FROZEN_GRAPH}: the frozen GraphDef {Path(model).name} was made from; the benchmark program "
                 "reads no memmapped packages")
-        return BenchmarkCommand((program, *summary.benchmark_arguments(FROZEN_GRAPH)), note)
+        argv, opened = _runnable(summary.benchmark_arguments(FROZEN_GRAPH), summary)
+        return BenchmarkCommand((program, *argv), "; ".join(filter(None, (note, opened))))
     if kind not in READ_BY_THE_PROGRAM:
         return None
-    return BenchmarkCommand((program, *summary.benchmark_arguments(str(model))))
+    argv, opened = _runnable(summary.benchmark_arguments(str(model)), summary)
+    return BenchmarkCommand((program, *argv), opened)
+
+
+OPEN_BATCH = 1
+OPEN_DIM = 16
+"""The sizes an open dimension is given, as ``tfbuild verify`` gives them: 1 for the first of a
+shape of rank 2 or more (a batch), else 16."""
+
+
+def _runnable(arguments: tuple[str, ...], summary: GraphSummary) -> tuple[tuple[str, ...], str | None]:
+    """``arguments`` with every open dimension (``-1``, which the program cannot allocate) made
+    :data:`OPEN_BATCH` or :data:`OPEN_DIM`, and a note saying which inputs were opened and which
+    have no known rank (left empty: the program reads that as a scalar)."""
+    inputs = (*summary.inputs, *summary.variables)
+    shapes, opened, unknown = [], [], []
+    for item in inputs:
+        if item.shape is None:
+            unknown.append(item.name)
+            shapes.append("")
+            continue
+        sizes = [size if size >= 0 else (OPEN_BATCH if index == 0 and len(item.shape) > 1 else OPEN_DIM)
+                 for index, size in enumerate(item.shape)]
+        if any(size < 0 for size in item.shape):
+            opened.append(item.name)
+        shapes.append(",".join(str(size) for size in sizes))
+    argv = tuple(f"--input_layer_shape={':'.join(shapes)}" if argument.startswith("--input_layer_shape=")
+                 else argument for argument in arguments)
+    said = []
+    if opened:
+        said.append(f"open dimensions of {', '.join(opened)} made {OPEN_BATCH} (a batch) or {OPEN_DIM}: "
+                    "put the sizes the app feeds")
+    if unknown:
+        said.append(f"{', '.join(unknown)}: no known rank, shown as a scalar: put its shape")
+    return argv, "; ".join(said) or None

@@ -30,7 +30,7 @@ from types import ModuleType
 from typing import Any
 
 from tfbuild.errors import InputFileError, ToolchainError
-from tfbuild.fileio import MODEL_SIZE_LIMIT, input_problem, read_input_bytes, sha256_file
+from tfbuild.fileio import MODEL_SIZE_LIMIT, input_problem, nesting_bounded, read_input_bytes, sha256_file
 from tfbuild.model.memmapped import find_package
 from tfbuild.model.scope import ModelScope, output_graph_def, scoped_graph_defs
 
@@ -300,7 +300,8 @@ def _parse_text(path: Path, text: str) -> tuple[tuple[str, Any] | None, str | No
     for kind in order:
         message = classes[kind]()
         try:
-            text_format.Parse(text, message, descriptor_pool=message.DESCRIPTOR.file.pool)
+            with nesting_bounded(path, hint="re-export the model"):
+                text_format.Parse(text, message, descriptor_pool=message.DESCRIPTOR.file.pool)
         except text_format.ParseError as error:
             position = (error.GetLine() or 0, error.GetColumn() or 0)
             if best_error is None or position > best_error[0]:
@@ -368,12 +369,15 @@ def _load_saved_model_dir(path: Path, scope: ModelScope) -> LoadedModel:
     cls = _proto_classes()["SavedModel"]
     message = cls()
     try:
-        if proto.suffix == ".pbtxt":
-            from google.protobuf import text_format
+        with nesting_bounded(proto, hint="re-export the SavedModel"):
+            if proto.suffix == ".pbtxt":
+                from google.protobuf import text_format
 
-            text_format.Parse(data.decode("utf-8"), message, descriptor_pool=message.DESCRIPTOR.file.pool)
-        else:
-            message.ParseFromString(data)
+                text_format.Parse(data.decode("utf-8"), message, descriptor_pool=message.DESCRIPTOR.file.pool)
+            else:
+                message.ParseFromString(data)
+    except InputFileError:
+        raise
     except Exception as error:  # DecodeError, ParseError, UnicodeDecodeError
         raise InputFileError(
             f"{proto}: not a valid SavedModel proto: {_first_line(str(error))}",
@@ -395,7 +399,8 @@ _OPS_LIST_SHAPE = 'expected [["Op", "KernelClass"], ...]'
 def _load_ops_list(path: Path, text: str) -> LoadedModel:
     """TF's ops-list format: ``[["Op", "KernelClass"], ...]``; the kernel may be "" or null."""
     try:
-        entries = json.loads(text)
+        with nesting_bounded(path, hint=_OPS_LIST_SHAPE):
+            entries = json.loads(text)
     except json.JSONDecodeError as error:
         raise InputFileError(
             f"{path}: not a valid JSON ops list: {_first_line(str(error))}",

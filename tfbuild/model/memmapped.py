@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tfbuild.errors import InputFileError
+from tfbuild.errors import ConfigError, InputFileError
 from tfbuild.model.tensor_values import const_bytes
 
 PACKAGE_PREFIX = "memmapped_package://"
@@ -126,7 +126,7 @@ class WrittenPackage:
     tensor_bytes: int
 
 
-def write_package(graph_def: Any, *, min_bytes: int = MIN_CONVERSION_BYTES) -> WrittenPackage:
+def write_package(graph_def: Any, *, min_bytes: int = MIN_CONVERSION_BYTES, where: str = "the graph") -> WrittenPackage:
     """The package TensorFlow's converter writes for the frozen ``graph_def`` (left unchanged)."""
     from tfbuild.model.protos import message_class
 
@@ -139,7 +139,7 @@ def write_package(graph_def: Any, *, min_bytes: int = MIN_CONVERSION_BYTES) -> W
     for node in graph.node:
         if node.op != "Const":
             continue
-        raw = const_bytes(node)
+        raw = const_bytes(node, where=where)
         if raw is None or not raw or len(raw) < min_bytes:
             continue
         name = PACKAGE_PREFIX + _unique(_sanitized(node.name), used)
@@ -218,9 +218,9 @@ def convert_to_package(model: Path, output: Path, *, min_bytes: int = MIN_CONVER
     from tfbuild.model.formats import load_frozen_graph_def
 
     if min_bytes < 1:
-        raise InputFileError(f"--min-bytes {min_bytes}: must be at least 1", hint="TensorFlow's tool takes > 0")
+        raise ConfigError(f"--min-bytes {min_bytes}: must be at least 1", hint="TensorFlow's tool takes > 0")
     graph_def = load_frozen_graph_def(model, package=" already", product="a memmapped package")
     refuse_input_as_output(output, (model,), why="the package goes elsewhere", hint="give another -o path")
-    written = write_package(graph_def, min_bytes=min_bytes)
+    written = write_package(graph_def, min_bytes=min_bytes, where=str(model))
     atomic_write_bytes(output, written.data)
     return ConvertedModel(output, len(graph_def.node), written.converted, written.tensor_bytes, len(written.data))

@@ -22,9 +22,8 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from tfbuild.cache import cache_dir
-from tfbuild.errors import OutputPathError, ToolchainError
-from tfbuild.fileio import atomic_write_bytes
+from tfbuild.cache import cache_dir, write_cache
+from tfbuild.errors import ToolchainError
 from tfbuild.model.installed import InstalledTensorFlow, installed_tensorflow
 
 log = logging.getLogger(__name__)
@@ -95,10 +94,7 @@ def descriptor_set(tensorflow: InstalledTensorFlow, cache_root: Path | None = No
     except (OSError, DecodeError):
         pass
     data = _extract_descriptor_set(tensorflow)
-    try:
-        atomic_write_bytes(path, data)
-    except (OSError, OutputPathError) as error:  # a cache that cannot be written costs speed only
-        log.debug("descriptor set not cached (%s): %s", path, error)
+    write_cache(path, data)  # a cache that cannot be written costs speed only
     return data
 
 

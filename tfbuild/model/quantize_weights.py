@@ -186,7 +186,7 @@ def _weight_values(node: Any, min_elements: int, where: str) -> np.ndarray | Non
         return None
     tensor = node.attr["value"].tensor
     count = tensor_elements(tensor)
-    raw = const_bytes(node) if tensor.dtype == DT_FLOAT else None
+    raw = const_bytes(node, where=where) if tensor.dtype == DT_FLOAT else None
     if count is None or raw is None or len(raw) != 4 * count:
         raise InputFileError(
             f"{where}: Const node '{node.name}' is DT_FLOAT but its value is no float tensor of a known shape",

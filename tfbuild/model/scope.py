@@ -87,10 +87,10 @@ def output_graph_def(path: Path, graph_def: Any, outputs: Sequence[str]) -> Any:
     if missing:
         sinks = [output.name for output in likely_outputs(graph_def)]
         raise ConfigError(
-            f"{path}: --output {', '.join(missing)}: no such node in the graph",
+            f"{path}: --output-node {', '.join(missing)}: no such node in the graph",
             hint=f"its likely outputs: {', '.join(sinks[:8]) or 'none'}",
         )
-    kept = _reachable_nodes(path, "--output", nodes, [node_name(name) for name in outputs])
+    kept = _reachable_nodes(path, "--output-node", nodes, [node_name(name) for name in outputs])
     return _subgraph(graph_def, nodes, kept)
 
 

@@ -14,6 +14,8 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+from tfbuild.errors import InputFileError
+
 POD_TYPES: Mapping[int, tuple[str, str | None]] = {
     # DataType enum: (numpy dtype of its raw bytes, the TensorProto field of its values)
     1: ("<f4", "float_val"), 2: ("<f8", "double_val"), 3: ("<i4", "int_val"), 4: ("u1", "int_val"),
@@ -23,6 +25,12 @@ POD_TYPES: Mapping[int, tuple[str, str | None]] = {
 }
 """TensorFlow's plain-data types (``TF_CALL_POD_TYPES``): the only ones a memmapped package can
 hold. bfloat16 (14) and half (19) keep their 16-bit patterns in ``half_val``."""
+
+
+EXPANDED_BYTES_LIMIT = 2 << 30
+"""The most bytes a ``Const`` given by its typed values (``float_val: 1.0`` repeated to fill the
+shape) is expanded to: 2 GiB, protobuf's limit for a whole model. A shape claiming more is refused
+before anything is allocated (TensorFlow would try to allocate it when loading the graph)."""
 
 
 def shape_elements(shape: Any) -> int | None:
@@ -39,10 +47,11 @@ def tensor_elements(tensor: Any) -> int | None:
     return shape_elements(tensor.tensor_shape)
 
 
-def const_bytes(node: Any) -> bytes | None:
+def const_bytes(node: Any, *, where: str = "the graph") -> bytes | None:
     """The raw bytes of a ``Const`` node's tensor (None: not plain data, or a shape not fully
     known), as the module doc says. ``tensor_content`` is returned as it is: a caller that needs
-    the shape's exact size checks its length."""
+    the shape's exact size checks its length. Typed values that would expand to more than
+    :data:`EXPANDED_BYTES_LIMIT` are an :class:`InputFileError` naming ``where`` and the node."""
     import numpy as np
 
     tensor = node.attr["value"].tensor
@@ -58,7 +67,16 @@ def const_bytes(node: Any) -> bytes | None:
         values = [complex(values[i], values[i + 1]) for i in range(0, len(values) - 1, 2)]
     if count == 0:
         return b""
-    if not values:
-        return bytes(np.zeros(count, dtype=dtype).tobytes())
-    filled = values[:count] + [values[-1]] * max(0, count - len(values))
-    return bytes(np.asarray(filled, dtype=dtype).tobytes())
+    size = count * np.dtype(dtype).itemsize
+    if size > EXPANDED_BYTES_LIMIT:
+        raise InputFileError(
+            f"{where}: Const node '{node.name}' claims {count:,} elements ({size:,} bytes), more than the "
+            f"{EXPANDED_BYTES_LIMIT >> 30} GiB tfbuild expands a constant to",
+            hint="no model's weight is that large: check the node's tensor_shape",
+        )
+    filled = np.zeros(count, dtype=dtype)
+    if values:
+        given = np.asarray(values[:count], dtype=dtype)
+        filled[:len(given)] = given
+        filled[len(given):] = given[-1]
+    return bytes(filled.tobytes())

@@ -23,7 +23,7 @@ from typing import Any
 from tfbuild import __version__
 from tfbuild.config import read_mapping
 from tfbuild.errors import ConfigError, InputFileError, ManifestError
-from tfbuild.fileio import atomic_write_text, read_input_bytes, sha256_file, sha256_tree
+from tfbuild.fileio import atomic_write_text, nesting_bounded, read_input_bytes, sha256_file, sha256_tree
 from tfbuild.flavour import Flavour
 from tfbuild.pipeline.elf_pages import load_alignment
 from tfbuild.pipeline.plan import AndroidJniRecord, AndroidNdkUse, AppliedSizeProfile, BuildPlan
@@ -224,7 +224,8 @@ def _read_json(path: Path) -> dict[str, Any]:
         raise InputFileError(f"{path}: no manifest, so no finished build here", hint="build first")
     raw = read_input_bytes(path, error=ManifestError, hint="rebuild")  # bounded; a FIFO refused
     try:
-        data = json.loads(raw.decode("utf-8"))
+        with nesting_bounded(path, ManifestError, hint="rebuild"):
+            data = json.loads(raw.decode("utf-8"))
     except ValueError as error:
         raise ManifestError(f"{path}: not a valid manifest: {error}", hint="rebuild") from None
     if not isinstance(data, dict):

@@ -14,6 +14,7 @@ for messages, and ``base`` is the directory relative paths are relative to.
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import shlex
@@ -114,8 +115,9 @@ def _as_seconds(raw: object, where: str, base: Path) -> float:
             raw = float(raw.strip())
         except ValueError:
             raise ConfigError(f"{where}: expected seconds, got {raw!r}") from None
-    if isinstance(raw, bool) or not isinstance(raw, (int, float)) or raw <= 0:
-        raise ConfigError(f"{where}: expected a positive number of seconds, got {raw!r}")
+    if isinstance(raw, bool) or not isinstance(raw, (int, float)) or not math.isfinite(raw) or raw <= 0:
+        raise ConfigError(f"{where}: expected a positive number of seconds, got {raw!r}",
+                          hint="leave the timeout out for no limit")
     return float(raw)
 
 

@@ -619,6 +619,7 @@ def _from_config(
         if table is None:
             known = ", ".join(sorted(apps)) or "none"
             raise ConfigError(f"{path}: no [apps.{app}] (apps: {known})", hint="pass --app with one of them")
+        _check_app_targets(path, app, table)
         for option in filter(flags.reads, OPTIONS):
             value = getattr(table, option.toml_key) if option.in_apps != "no" else None
             if value is not None:
@@ -628,17 +629,40 @@ def _from_config(
 
 
 def app_matrix(path: Path) -> list[dict[str, str]]:
-    """Every app x target the file at ``path`` declares, in file order: the CI matrix."""
-    apps: Mapping[str, _App] = read_toml(ConfigFile, path).apps
+    """Every app x target the file at ``path`` declares, in file order: the CI matrix. Every value
+    of the file is checked as ``tfbuild build --app`` checks it, and each app must name its
+    targets, each once: a matrix ``plan`` prints is one whose every job can start."""
+    config = read_toml(ConfigFile, path)
+    apps: Mapping[str, _App] = config.apps
     if not apps:
         raise ConfigError(f"{path}: no [apps.NAME] tables, so no matrix", hint="declare each app's models and targets")
+    for option in OPTIONS:  # every value checked as `tfbuild build --app` checks it
+        if option.table is not None and (value := getattr(getattr(config, option.table), option.toml_key)) is not None:
+            option.parse(value, f"{path}: {option.file_key}", base=path.parent)
     rows = []
     for name, table in apps.items():
         kinds.as_name(name, f"{path}: [apps.{name}]", path.parent)
+        _check_app_targets(path, name, table)
+        for option in OPTIONS:
+            if option.in_apps != "no" and (value := getattr(table, option.toml_key, None)) is not None:
+                option.parse(value, f"{path}: [apps.{name}] {option.toml_key}", base=path.parent)
         for target in table.targets:
             kinds.as_target(target, f"{path}: [apps.{name}] targets", path.parent)
             rows.append({"app": name, "target": target, "out": f"{DEFAULT_OUTPUT_ROOT}/{name}/{target}"})
     return rows
+
+
+def _check_app_targets(path: Path, name: str, table: _App) -> None:
+    """An app ships to at least one target, each named once (one CI job, one output directory)."""
+    if not table.targets:
+        raise ConfigError(f"{path}: [apps.{name}] targets is empty, so the app is built for nothing",
+                          hint='name its targets, e.g. targets = ["android-arm64"] (see \'tfbuild targets\')')
+    seen: set[str] = set()
+    for target in table.targets:
+        if target in seen:
+            raise ConfigError(f"{path}: [apps.{name}] targets names {target} twice",
+                              hint="name each target once: both would build into the same directory")
+        seen.add(target)
 
 
 def _config_path(explicit: Path | None, environ: Mapping[str, str], cwd: Path) -> Path | None:

@@ -25,7 +25,9 @@ class _StepView:
     workdir: str
     command: str
     skip: str | None
-    scripts: tuple[tuple[str, tuple[str, ...]], ...]
+    scripts: tuple[tuple[str, tuple[str, ...], str | None], ...]
+    """(name, lines, where it was shown already): a script an earlier step runs too is named,
+    not printed again."""
     notes: tuple[str, ...] = ()
 
 
@@ -40,7 +42,7 @@ def plan_text(plan: BuildPlan, *, notes: Iterable[str | Note] = ()) -> str:
         env=(*(f"{key}={value}" for key, value in sorted(plan.env.items())),
              *(f"{key}=(the remote cache URL, not shown)" for key in sorted(plan.secret_env))),
         generated=_generated(plan),
-        steps=tuple(_step(step) for step in plan.steps),
+        steps=_steps(plan.steps),
         artifacts=tuple(f"{a.name} ({a.kind}) <- {a.path}" for a in plan.artifacts),
         fixups=_fixups(plan),
         size_profile=_size_profile(plan.size_profile),
@@ -105,13 +107,24 @@ def _mount(mount: Mount) -> str:
     return f"{mount.target} <- {origin}{' (read-only)' if mount.read_only else ''}"
 
 
-def _step(step: Step) -> _StepView:
-    scripts: list[tuple[str, tuple[str, ...]]] = []
+def _steps(steps: Iterable[Step]) -> tuple[_StepView, ...]:
+    """Each step's view, numbered from 1; a script is printed once, where it first runs."""
+    seen: dict[str, str] = {}
+    return tuple(_step(step, number, seen) for number, step in enumerate(steps, start=1))
+
+
+def _step(step: Step, number: int = 1, seen: dict[str, str] | None = None) -> _StepView:
+    """``step`` as the plan shows it (the step ``number``); ``seen``: the scripts shown by the
+    steps before it, by text, each with where (``step 6's SCRIPT1``), updated here."""
+    seen = {} if seen is None else seen
+    scripts: list[tuple[str, tuple[str, ...], str | None]] = []
     shown: list[str] = []
     for argument in step.argv:
         if "\n" in argument:
             name = f"SCRIPT{len(scripts) + 1}"
-            scripts.append((name, tuple(argument.rstrip("\n").splitlines())))
+            earlier = seen.setdefault(argument, f"step {number}'s {name}")
+            repeated = earlier if earlier != f"step {number}'s {name}" else None
+            scripts.append((name, () if repeated else tuple(argument.rstrip("\n").splitlines()), repeated))
             shown.append(f'"${name}"')
         else:
             shown.append(shlex.quote(argument))

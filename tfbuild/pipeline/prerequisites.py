@@ -108,19 +108,28 @@ def check_prerequisites(
 def _unwritable_output(output_dir: Path) -> list[Prerequisite]:
     """The output directory, when no file can be written there (it is a file, or lies under
     one): the build would stop at its first output (exit 2), so the dry run says so too."""
-    from tfbuild.errors import OutputPathError
+    from tfbuild.errors import OutputPathError, OutputWriteError
 
     out = Path(output_dir)
     problem = None
+    writes_in: Path | None
     if out.exists():
         problem = None if out.is_dir() else f"{out}: is a file, not a directory"
+        writes_in = out
     else:
         parent = next((parent for parent in out.parents if parent.exists()), None)
         if parent is not None and not parent.is_dir():
             problem = f"{out}: {parent} is a file, not a directory"
-    if problem is None:
-        return []
-    return [Prerequisite(f"output directory {out}", error=OutputPathError(problem, hint="give a directory for --out"))]
+        writes_in = parent
+    if problem is not None:
+        return [Prerequisite(f"output directory {out}",
+                             error=OutputPathError(problem, hint="give a directory for --out"))]
+    if writes_in is not None and not os.access(writes_in, os.W_OK):  # a read-only directory or mount
+        where = "" if writes_in == out else f" ({writes_in} is where it would be made)"
+        return [Prerequisite(f"output directory {out}", error=OutputWriteError(
+            f"{out}: cannot be written{where}: Permission denied",
+            hint="give --out a directory you can write (the default is under the current directory)"))]
+    return []
 
 
 def require_prerequisites(prerequisites: Sequence[Prerequisite]) -> None:

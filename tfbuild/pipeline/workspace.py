@@ -231,7 +231,15 @@ def update_workspace(tree: Path, block: str) -> Path:
     if not path.is_file():
         raise SourceTreeError(f"{path}: not found", hint="pass --source with a TensorFlow checkout's top directory")
     refuse_link_out_of_tree(path, Path(tree))
-    text = path.read_text(encoding="utf-8")
+    data = path.read_bytes()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = data.count(b"\n", 0, error.start) + 1
+        raise SourceTreeError(
+            f"{path}:{line}: not UTF-8 text, so tfbuild cannot add its block to it",
+            hint="save the file as UTF-8 (or restore it with git checkout) and run tfbuild again",
+        ) from None
     return atomic_write_text(path, apply_block(text, block, where=str(path)))
 
 

@@ -88,9 +88,10 @@ def checkout_source(origin: str, ref: str | None, workdir: Path, *, allow_dirty:
                 "or pass --allow-dirty",
             )
         _git(f"fetch {origin} into {workdir}", lambda: repo.git.fetch(
-            "--tags", "--force", "origin", "+refs/heads/*:refs/remotes/origin/*"))
+            "--tags", "--force", "origin", "+refs/heads/*:refs/remotes/origin/*"), origin=origin)
     else:
-        repo = _git(f"clone {origin} into {workdir}", lambda: git.Repo.clone_from(url, workdir, no_checkout=True))
+        repo = _git(f"clone {origin} into {workdir}", lambda: git.Repo.clone_from(url, workdir, no_checkout=True),
+                    origin=origin)
     commit = _resolve(repo, ref, origin)
     _git(f"check out {ref or 'the default branch'} in {workdir}",
          lambda: repo.git.checkout("-q", "--detach", commit))
@@ -130,19 +131,25 @@ def _resolve(repo: Repo, ref: str | None, origin: str) -> str:
             return str(repo.git.rev_parse("--verify", "--quiet", f"{candidate}^{{commit}}"))
         except git.GitCommandError:
             continue
+    if ref is None:
+        raise SourceTreeError(f"{origin}: no default branch to check out (a repository without commits?)",
+                              hint="give a tag (v1.12.0), a branch (r1.12) or a commit id with --ref")
     raise SourceTreeError(f"{origin}: no tag, branch or commit named {ref!r}",
                           hint="give a tag (v1.12.0), a branch (r1.12) or a commit id")
 
 
-def _git(action: str, run: Callable[[], _T]) -> _T:
+def _git(action: str, run: Callable[[], _T], *, origin: str = "") -> _T:
+    """``run()``, its git failure one line saying what could not be done and git's reason."""
     import git
+
+    from tfbuild.tree.git_errors import git_reason, lock_error, unsafe_origin
 
     try:
         return run()
+    except (git.UnsafeProtocolError, git.UnsafeOptionError):
+        raise unsafe_origin(origin or action) from None
     except git.GitCommandError as error:
-        detail = [line.strip() for line in str(error.stderr or "").splitlines() if line.strip()]
-        reason = detail[-1].removeprefix("stderr: ").strip("'") if detail else f"git exited {error.status}"
-        raise SourceTreeError(
-            f"git could not {action}: {reason}",
+        raise lock_error(error) or SourceTreeError(
+            f"git could not {action}: {git_reason(error)}",
             hint="check the origin and ref; --allow-dirty keeps local changes only when git can",
         ) from None

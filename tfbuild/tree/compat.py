@@ -182,6 +182,20 @@ def _not_allowed(attr: str, value: Any, attr_type: str, allowed: tuple[str, ...]
     return None
 
 
+_OP_DEF_TEXT = re.compile(r"Op<name=([^;>]+);.*?>(?=; NodeDef:|$)", re.DOTALL)
+SHORT_ERROR = 240
+"""The longest a runtime refusal is shown in a report line or an error (the full text stays in
+``--json``): TensorFlow's own message pastes the whole OpDef and NodeDef."""
+
+
+def short_device_error(text: str, limit: int = SHORT_ERROR) -> str:
+    """The runtime's refusal ``text`` for a line of a report: the OpDef it pastes shown by its
+    name (``Op<name=MatMul; ...>``), the advice to check the binary's version dropped, at most
+    ``limit`` characters."""
+    text = _OP_DEF_TEXT.sub(r"Op<name=\1; ...>", text).replace(_UP_TO_DATE, ".")
+    return text if len(text) <= limit else text[: limit - 3].rstrip() + "..."
+
+
 def summarize_node_def(node_def: Any) -> str:
     """``SummarizeNodeDef``: ``name = Op[attr=value, ...](inputs)``."""
     attrs = sorted(f"{key}={_summary(value)}" for key, value in node_def.attr.items())
@@ -243,7 +257,7 @@ class CompatPlan:
                        f"{self.installed_version}) from {len(group)} node(s): {node_names(group)}")
         for group in grouped(self.blocking):
             first = group[0]
-            out.append(f"  {first.op}: {first.device_error}")
+            out.append(f"  {first.op}: {short_device_error(first.device_error)}")
             out.append(f"    {_cannot_fix(first, self.installed_version)}")
             out += [f"    node {p.label}" + (f": {p.attr} = {p.value}" if p.value is not None else "")
                     for p in group]

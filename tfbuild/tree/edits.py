@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tfbuild.errors import ConfigError, SourceTreeError
-from tfbuild.fileio import unified_diff
+from tfbuild.fileio import input_problem, unified_diff
 from tfbuild.flavour import TREE_FLAVOURS, Flavour
 from tfbuild.tree.build_files.kernels_build import (
     KERNELS_BUILD,
@@ -227,6 +227,12 @@ def _read_build_file(root: Path, build_list: _BuildList) -> str:
         raise SourceTreeError(
             f"{path}: not found, so this tree cannot be built with the {build_list.flavour} flavour",
             hint=build_list.missing_hint,
+        ) from None
+    except OSError as error:  # a directory, a permission: the tree is not as TensorFlow ships it
+        raise SourceTreeError(
+            f"{path}: {input_problem(path, error)}, so this tree cannot be built with the {build_list.flavour} "
+            "flavour",
+            hint="restore it with git checkout (a directory: remove it first) and run tfbuild again",
         ) from None
 
 

@@ -21,6 +21,7 @@ The library returns a :class:`PreflightReport`; :func:`require_pass` turns gaps 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,6 +38,7 @@ from tfbuild.tree.compat import (
     grouped,
     index_notes,
     no_op_error,
+    short_device_error,
     tree_version,
 )
 from tfbuild.tree.edits import check_flavour, compiled_files, kernel_index_for
@@ -116,9 +118,10 @@ class PreflightReport:
         head = f"preflight {self.flavour} build of {self.source} (TF {self.tf_version}) for {self.origin}"
         if self.header is not None and str(self.header) != self.origin:
             head += f" with {self.header}"
-        out = [head + f": {len(self.checked_ops)} ops checked, {len(self.gaps)} gap(s)"]
-        for gap in self.gaps:
-            out.append(f"  {gap.op}: {gap.device_error}")
+        gaps = shown_gaps(self.gaps)
+        out = [head + f": {len(self.checked_ops)} ops checked, {len(gaps)} gap(s)"]
+        for gap, text in gaps:
+            out.append(f"  {gap.op}: {text}")
             if gap.files:
                 out.append(f"    files: {', '.join(gap.files)}")
             if gap.nodes:
@@ -198,10 +201,33 @@ def require_pass(report: PreflightReport) -> None:
     """Raise :class:`PreflightError` (exit code 5) naming the first gap, if there is any."""
     if report.ok:
         return
-    first = report.gaps[0]
-    more = f" (and {len(report.gaps) - 1} more gap(s))" if len(report.gaps) > 1 else ""
+    shown = shown_gaps(report.gaps)
+    first, text = shown[0]
+    more = f" (and {len(shown) - 1} more gap(s))" if len(shown) > 1 else ""
     raise PreflightError(f"{report.source}: the {report.flavour} build would fail on the device: "
-                         f"{first.device_error}{more}", hint=first.fix)
+                         f"{text}{more}", hint=first.fix)
+
+
+_MENTIONED_ATTR = re.compile(r"NodeDef mentions attr '([^']+)'")
+
+
+def shown_gaps(gaps: Sequence[Gap]) -> list[tuple[Gap, str]]:
+    """``gaps`` as a report shows them: each once, those that differ only in the attr the
+    runtime would refuse (MatMul's ``grad_a`` and ``grad_b``) as one naming every attr, each
+    refusal short (:func:`~tfbuild.tree.compat.short_device_error`: no OpDef pasted)."""
+    groups: dict[tuple[str, str, str, tuple[str, ...]], list[Gap]] = {}
+    for gap in gaps:
+        groups.setdefault((gap.op, gap.kind, gap.fix, gap.nodes), []).append(gap)
+    shown = []
+    for group in groups.values():
+        first = group[0]
+        attrs = [found.group(1) for gap in group if (found := _MENTIONED_ATTR.search(gap.device_error))]
+        text = first.device_error
+        if len(group) > 1 and len(attrs) == len(group):
+            named = ", ".join(f"'{attr}'" for attr in dict.fromkeys(attrs))
+            text = _MENTIONED_ATTR.sub(f"NodeDef mentions attrs {named}", text, count=1)
+        shown.append((first, short_device_error(text)))
+    return shown
 
 
 def _build_gaps(

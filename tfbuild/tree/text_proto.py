@@ -24,6 +24,9 @@ _TOKEN = re.compile(
 _SIMPLE_ESCAPES = {"n": 10, "t": 9, "r": 13, "a": 7, "b": 8, "f": 12, "v": 11,
                    "\\": 92, "'": 39, '"': 34, "?": 63}
 _CLOSING = {"{": "}", "<": ">"}
+MAX_DEPTH = 100
+"""How deep messages may nest: protobuf's own limit for a binary message (its default
+recursion limit), which no OpList comes near; deeper text is a :class:`TextProtoError`."""
 
 
 class TextProtoError(ValueError):
@@ -59,7 +62,7 @@ class Message:
 
 def parse(text: str) -> Message:
     """``text`` as a message; :class:`TextProtoError` when it is not text format."""
-    return _message(list(_tokens(text)), 0, None)[0]
+    return _message(list(_tokens(text)), 0, None, 0)[0]
 
 
 def _tokens(text: str) -> Iterator[tuple[str, str, int]]:
@@ -80,7 +83,9 @@ def _tokens(text: str) -> Iterator[tuple[str, str, int]]:
         position = match.end()
 
 
-def _message(tokens: list[tuple[str, str, int]], position: int, closer: str | None) -> tuple[Message, int]:
+def _message(
+    tokens: list[tuple[str, str, int]], position: int, closer: str | None, depth: int
+) -> tuple[Message, int]:
     fields: list[tuple[str, str | Message]] = []
     while position < len(tokens):
         kind, piece, line = tokens[position]
@@ -92,10 +97,10 @@ def _message(tokens: list[tuple[str, str, int]], position: int, closer: str | No
         if position < len(tokens) and tokens[position][1] == ":":
             position += 1
         if position < len(tokens) and tokens[position][1] == "[":
-            values, position = _list(tokens, position + 1)
+            values, position = _list(tokens, position + 1, depth)
             fields += [(piece, value) for value in values]
         else:
-            value, position = _value(tokens, position, line)
+            value, position = _value(tokens, position, line, depth)
             fields.append((piece, value))
         if position < len(tokens) and tokens[position][1] in (",", ";"):
             position += 1
@@ -104,10 +109,10 @@ def _message(tokens: list[tuple[str, str, int]], position: int, closer: str | No
     return Message(tuple(fields)), position
 
 
-def _list(tokens: list[tuple[str, str, int]], position: int) -> tuple[list[str | Message], int]:
+def _list(tokens: list[tuple[str, str, int]], position: int, depth: int) -> tuple[list[str | Message], int]:
     values: list[str | Message] = []
     while position < len(tokens) and tokens[position][1] != "]":
-        value, position = _value(tokens, position, tokens[position][2])
+        value, position = _value(tokens, position, tokens[position][2], depth)
         values.append(value)
         if position < len(tokens) and tokens[position][1] == ",":
             position += 1
@@ -116,12 +121,16 @@ def _list(tokens: list[tuple[str, str, int]], position: int) -> tuple[list[str |
     return values, position + 1
 
 
-def _value(tokens: list[tuple[str, str, int]], position: int, line: int) -> tuple[str | Message, int]:
+def _value(
+    tokens: list[tuple[str, str, int]], position: int, line: int, depth: int
+) -> tuple[str | Message, int]:
     if position >= len(tokens):
         raise TextProtoError(f"line {line}: value missing at the end of the text")
     kind, piece, line = tokens[position]
     if kind == "punct" and piece in _CLOSING:
-        return _message(tokens, position + 1, _CLOSING[piece])
+        if depth >= MAX_DEPTH:
+            raise TextProtoError(f"line {line}: messages nested more than {MAX_DEPTH} deep (protobuf's own limit)")
+        return _message(tokens, position + 1, _CLOSING[piece], depth + 1)
     if kind == "string":
         pieces = [piece]
         position += 1

@@ -38,9 +38,10 @@ from tfbuild.errors import SourceTreeError, TfbuildError
 from tfbuild.fileio import atomic_write_bytes, sha256_bytes
 from tfbuild.stop_signals import deferred
 from tfbuild.tree.facts import head_commit, open_repo
+from tfbuild.tree.git_errors import git_reason, lock_error
 
 if TYPE_CHECKING:
-    from git import Commit, GitCommandError, Repo
+    from git import Commit, Repo
 
 WORK_BRANCH = "tfbuild/selective-edits"
 IDENTITY = {
@@ -290,8 +291,11 @@ def commit_files(
             import git
 
             if isinstance(error, git.GitCommandError):
+                locked = lock_error(error)
+                if locked is not None:
+                    raise locked from None
                 raise SourceTreeError(
-                    f"{root}: git could not commit tfbuild's edits, so nothing was changed: {_git_reason(error)}",
+                    f"{root}: git could not commit tfbuild's edits, so nothing was changed: {git_reason(error)}",
                     hint=f"repair the checkout (git -C {root} fsck names what is missing), then run tfbuild again",
                 ) from None
             raise
@@ -340,16 +344,7 @@ def _roll_back(
         try:
             repo.git.execute(["git", *args])
         except git.GitCommandError as failure:
-            error.add_note(f"could not undo in {root}: git {' '.join(args[:2])}: {_git_reason(failure)}")
-
-
-def _git_reason(error: GitCommandError) -> str:
-    """Git's own words for a failed command: the first line it wrote to stderr (the cause;
-    later lines say what could not be done because of it)."""
-    stderr = error.stderr if isinstance(error.stderr, str) else str(error.stderr or "")
-    lines = [line.strip().removeprefix("stderr:").strip().strip("'") for line in stderr.splitlines()]
-    lines = [line for line in lines if line]
-    return lines[0] if lines else f"git exited with status {error.status}"
+            error.add_note(f"could not undo in {root}: git {' '.join(args[:2])}: {git_reason(failure)}")
 
 
 def revert(root: Path) -> RevertResult:

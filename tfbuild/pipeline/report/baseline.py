@@ -112,7 +112,7 @@ def recorded_baseline(key: BaselineKey, *, root: Path | None = None) -> Baseline
         if data.get("schema") != SCHEMA or data.get("key") != asdict(key):
             return None
         return Baseline(figures_from_dict(data), "recorded", path)
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+    except (OSError, ValueError, RecursionError, KeyError, TypeError, AttributeError):
         return None
 
 

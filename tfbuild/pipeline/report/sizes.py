@@ -261,7 +261,7 @@ def _figures_of(output_dir: Path, *, nm: str | None) -> BuildFigures:
         digests = {item.name: item.sha256 for item in manifest.artifacts}
         if digests == {item.name: item.sha256 for item in figures.artifacts}:
             return figures
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+    except (OSError, ValueError, RecursionError, KeyError, TypeError, AttributeError):
         pass
     return measure_build(output_dir, nm=nm).figures()
 
@@ -315,6 +315,8 @@ def _artifact(
     try:
         table = read_symbols(path, nm=nm)
     except TfbuildError as error:
+        if nm is not None:  # the nm the user named failed: not a note in a report they asked it for
+            raise
         return replace(base, note=error.one_line())
     return replace(base, attribution=attribute(table, sources, artifact=name))
 

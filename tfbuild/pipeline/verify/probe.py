@@ -32,6 +32,7 @@ runtimes must compute the layer alike.
 
 from __future__ import annotations
 
+import math
 import re
 import zlib
 from collections.abc import Mapping, Sequence
@@ -47,6 +48,10 @@ from tfbuild.pipeline.verify.tensor_file import DTYPES, Array, is_quantized
 
 BATCH_SIZE = 1
 OPEN_DIM = 16
+MAX_FEED_ELEMENTS = 1 << 26
+"""The most elements verify generates for one input (67,108,864: 256 MiB of float32): a shape
+claiming more (``--input-shape x=100000,100000``, or a placeholder's own) is refused before
+anything is allocated."""
 MAX_INTERMEDIATES = 12
 FLOAT_RANGE = (-1.0, 1.0)
 SIGNED_RANGE = (-8, 8)
@@ -135,7 +140,19 @@ def parse_input_shape(text: str) -> tuple[str, tuple[int, ...]]:
     if match is None:
         raise ConfigError(f"--input-shape '{text}': expected NAME=D0,D1,... (e.g. input=1,224,224,3)")
     dims = match.group(2)
-    return match.group(1).removesuffix(":0"), tuple(int(dim) for dim in dims.split(",")) if dims else ()
+    shape = tuple(int(dim) for dim in dims.split(",")) if dims else ()
+    _check_feed_size(shape, f"--input-shape '{text}'")
+    return match.group(1).removesuffix(":0"), shape
+
+
+def _check_feed_size(shape: tuple[int, ...], where: str) -> None:
+    """Refuse a shape of more than :data:`MAX_FEED_ELEMENTS` elements (a :class:`ConfigError`)."""
+    elements = math.prod(shape)
+    if elements > MAX_FEED_ELEMENTS:
+        raise ConfigError(
+            f"{where}: {elements:,} elements, more than the {MAX_FEED_ELEMENTS:,} verify generates for one input",
+            hint="give a smaller shape with --input-shape NAME=D0,D1,...",
+        )
 
 
 def plan_probe(
@@ -220,6 +237,7 @@ def _feed(node: NodeDef, given: tuple[int, ...] | None, where: str) -> Feed:
     open_dims = [dim if dim >= 0 else (BATCH_SIZE if index == 0 and len(dims) > 1 else OPEN_DIM)
                  for index, dim in enumerate(dims)]
     opened = f"; its open dimensions made {BATCH_SIZE} (a batch) or {OPEN_DIM}" if any(dim < 0 for dim in dims) else ""
+    _check_feed_size(tuple(open_dims), f"{where}: placeholder '{node.name}'")
     return Feed(f"{node.name}:0", dtype, tuple(open_dims), SHAPE_FOUND + opened)
 
 
@@ -274,7 +292,8 @@ def _outputs(graph_def: Any, nodes: Mapping[str, NodeDef], given: Sequence[str],
         tensors = tuple(name if ":" in name else f"{name}:0" for name in given)
         missing = [tensor for tensor in tensors if tensor.rsplit(":", 1)[0] not in nodes]
         if missing:
-            raise ConfigError(f"{where}: no node for --output {', '.join(missing)}", hint="name a node of the graph")
+            raise ConfigError(f"{where}: no node for --output-tensor {', '.join(missing)}",
+                              hint="name a node of the graph")
         return tensors
     sinks = tuple(f"{output.name}:0" for output in likely_outputs(graph_def) if output.op not in NOT_COMPARED)
     if not sinks:

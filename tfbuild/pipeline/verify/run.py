@@ -116,6 +116,13 @@ class VerifyResult:
         return all(model.passed for model in self.models)
 
 
+def check_finite(flag: str, value: float | None) -> None:
+    """Refuse a ``--tolerance`` or ``--timeout`` of NaN or infinity (a :class:`ConfigError`): no
+    difference is within NaN, and an infinite time limit is none (leave the flag out)."""
+    if value is not None and not math.isfinite(value):
+        raise ConfigError(f"{flag} {value}: expected a finite number", hint=f"leave {flag} out for its default")
+
+
 def require_pass(result: VerifyResult) -> None:
     """Raise :class:`VerificationError` naming the first differing tensor (outputs first)."""
     failures = [(model, diff) for model in result.models for diff in model.diffs if not diff.passed]
@@ -283,10 +290,10 @@ def _prepare_models(build: _Build, options: VerifyOptions, work: Path) -> list[_
 
 
 def _check_names_exist(node_names: Sequence[set[str]], options: VerifyOptions) -> None:
-    """Each ``--input-shape`` and ``--output`` name must be a node of some model (the models of
+    """Each ``--input-shape`` and ``--output-tensor`` name must be a node of some model (the models of
     one build may have different inputs; each model takes the names it has)."""
     known = set().union(*node_names)
-    for flag, given in (("--input-shape", list(options.input_shapes)), ("--output", list(options.outputs))):
+    for flag, given in (("--input-shape", list(options.input_shapes)), ("--output-tensor", list(options.outputs))):
         unknown = [name for name in given if name.rsplit(":", 1)[0] not in known]
         if unknown:
             raise ConfigError(f"{flag} {', '.join(unknown)}: no such node in the models", hint="check the names")
@@ -521,7 +528,8 @@ def _run(
         if side == "reference":
             raise InputFileError(
                 f"TensorFlow {_tensorflow_version()} itself cannot run the model ({failed.step.name}): {reason}",
-                hint=f"give its inputs' shapes (--input-shape) or the outputs (--output); log: {failed.log_path}",
+                hint=f"give its inputs' shapes (--input-shape) or the outputs (--output-tensor); "
+                f"log: {failed.log_path}",
             ) from failed
         raise VerificationError(
             f"{failed.step.name}: {runner} failed: {reason}", hint=f"log: {failed.log_path}"

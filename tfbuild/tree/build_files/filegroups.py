@@ -35,6 +35,16 @@ def parse_build(text: str, file_name: str) -> ast.Module:
     """Parse BUILD text, turning a syntax error into a :class:`SourceTreeError` naming the file."""
     try:
         return ast.parse(text, filename=file_name)
+    except UnicodeEncodeError as error:  # bytes that are not UTF-8, kept as surrogates
+        line = text.count("\n", 0, error.start) + 1
+        raise SourceTreeError(
+            f"{file_name}:{line}: not UTF-8 text, so the BUILD file cannot be read",
+            hint="save the file as UTF-8 (or restore it with git checkout) and run tfbuild again",
+        ) from None
+    except (RecursionError, MemoryError):
+        raise SourceTreeError(
+            f"{file_name}: nested too deeply to read", hint="restore the file with git checkout"
+        ) from None
     except SyntaxError as error:
         raise SourceTreeError(
             f"{file_name}:{error.lineno}: cannot parse the BUILD file ({error.msg})",
