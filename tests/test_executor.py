@@ -218,6 +218,22 @@ def test_quiet_keeps_only_the_steps_and_a_failure_says_so(tmp_path, monkeypatch)
     assert "chatter" in (tmp_path / "out" / "test-target.build.log").read_text()
 
 
+def test_a_labelled_plan_numbers_its_steps_under_its_label(tmp_path, monkeypatch):
+    """verify runs the reference's plan, then the target's: each numbers its own steps, and the
+    label says whose they are, so "[1/1]" then "[1/2]" no longer reads as one count restarting."""
+    monkeypatch.setenv("GITHUB_ACTIONS", "false")
+    work = tmp_path / "work"
+    work.mkdir()
+    text = io.StringIO()
+    console = Console(file=text, force_terminal=False, width=300)
+    execute_plan(_plan(tmp_path, [_sh("model", "echo ran", work)]), console=console, label="reference")
+    execute_plan(_plan(tmp_path, [_sh("compile", "true", work), _sh("model", "echo ran", work)]), console=console,
+                 label="target")
+    starts = [line for line in text.getvalue().splitlines() if line.startswith("==> ")]
+    assert starts == ["==> [reference 1/1] model", "==> [target 1/2] compile", "==> [target 2/2] model"]
+    assert "[target 2/2] ran" in text.getvalue()
+
+
 # A Makefile shaped like the contrib Makefile's object rules: one compiler line per object.
 THREE_OBJECTS_MAKEFILE = """\
 OBJS := a.o b.o c.o

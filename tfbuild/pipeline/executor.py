@@ -133,13 +133,16 @@ def _signal_name(number: int) -> str:
 
 
 def execute_plan(
-    plan: BuildPlan, *, console: Console | None = None, timeout: float | None = None, jobs: int | None = None
+    plan: BuildPlan, *, console: Console | None = None, timeout: float | None = None, jobs: int | None = None,
+    label: str | None = None,
 ) -> ExecutionResult:
     """Run ``plan`` and return its artifacts (copied into ``plan.output_dir``).
 
     ``console``: where to show progress (none when not given); ``timeout``: seconds for the
     whole build, after which the running step is killed and :class:`CommandTimeout` raised;
-    ``jobs``: how many parallel steps run at once (default: one per core).
+    ``jobs``: how many parallel steps run at once (default: one per core); ``label``: what the
+    plan is when a command runs several (``verify``: ``[reference 1/1]``, then ``[target 1/2]``),
+    so their step numbers do not read as one count that starts again.
     """
     plan.output_dir.mkdir(parents=True, exist_ok=True)
     for generated in plan.generated_files:
@@ -147,7 +150,7 @@ def execute_plan(
     log_path = plan.output_dir / f"{_safe_name(plan.target)}.build.log"
     with ExitStack() as stack:
         log = stack.enter_context(_BuildLog(log_path))
-        progress = stack.enter_context(_StepProgress(console, len(plan.steps), plan.target))
+        progress = stack.enter_context(_StepProgress(console, len(plan.steps), plan.target, label=label))
         image_id = None
         runner: _Runner
         if plan.image is None:
@@ -519,9 +522,11 @@ class _StepProgress:
     ``::group::`` fold on GitHub Actions. The full output always goes to the build log as well.
     """
 
-    def __init__(self, console: Console | None, total: int, target: str, *, github: bool | None = None) -> None:
+    def __init__(self, console: Console | None, total: int, target: str, *, github: bool | None = None,
+                 label: str | None = None) -> None:
         self._log = Logger(console, github=github)
         self._total = total
+        self._label = f"{label} " if label else ""
         self._target = target
         self._lock = threading.Lock()
         self._started: dict[int, tuple[str, float]] = {}
@@ -551,8 +556,11 @@ class _StepProgress:
         if self._live is not None:
             self._live[0].stop()
 
+    def _position(self, index: int) -> str:
+        return f"[{self._label}{index}/{self._total}]"
+
     def _name(self, index: int, name: str) -> str:
-        return f"[{index}/{self._total}] {name}"
+        return f"{self._position(index)} {name}"
 
     def start(self, index: int, name: str) -> None:
         with self._lock:
@@ -570,7 +578,7 @@ class _StepProgress:
             if self._live is not None:
                 progress, task = self._live
                 progress.update(task, last=line.strip()[:100], objects=self._objects_text())
-        self._log.line(f"[{index}/{self._total}]" if index else "", line)
+        self._log.line(self._position(index) if index else "", line)
 
     def expect(self, index: int, count: int) -> None:
         """Step ``index`` will compile ``count`` objects (its dry run said so)."""
@@ -579,7 +587,7 @@ class _StepProgress:
             if self._live is not None:
                 progress, task = self._live
                 progress.update(task, objects=self._objects_text())
-        self._log.line(f"[{index}/{self._total}]", f"{count} objects to compile")
+        self._log.line(self._position(index), f"{count} objects to compile")
 
     def _objects_text(self) -> str:
         if self._expected is not None:

@@ -520,7 +520,7 @@ def _run(
     cannot run the model (a verification failure). A failed compile of the C++ runner stays a
     build failure."""
     try:
-        execute_plan(plan, console=console, timeout=options.timeout, jobs=1)
+        execute_plan(plan, console=console, timeout=options.timeout, jobs=1, label=side)
     except StepFailed as failed:
         if failed.step.name in (COMPILE_STEP, JVM_COMPILE_STEP):
             raise
