@@ -62,7 +62,9 @@ ABIS = ("arm64-v8a", "armeabi-v7a", "x86_64", "x86", "riscv64")
 """The ABI directories Android's package manager reads under ``jni/``."""
 MIN_SDK_RANGE = range(1, 100)
 _LIBRARY_FILE = re.compile(r"lib[A-Za-z][A-Za-z0-9_]*\.so")
-_JAVA_SOURCE = re.compile(r"java/(?:[A-Za-z_][A-Za-z0-9_]*/)+[A-Za-z_][A-Za-z0-9_]*\.java")
+_JAVA_SOURCE = re.compile(r"java/(?:[A-Za-z_][A-Za-z0-9_]*/)+(?:[A-Za-z_][A-Za-z0-9_]*|package-info)\.java")
+"""A Java source a build copies: a class's file, or a package's ``package-info.java`` (r1.9's
+``org/tensorflow`` has one)."""
 _JAVA_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_$]*(?:\.[A-Za-z_][A-Za-z0-9_$]*)*")
 
 
