@@ -66,6 +66,14 @@ def git_that_signals(tmp_path: Path, command: str, signame: str) -> str:
     return f"{bin_dir}{os.pathsep}{os.environ['PATH']}"
 
 
+def default_stop_signals() -> None:
+    """A child's SIGTERM and SIGHUP as the kernel's defaults: a test runner started under
+    ``nohup`` (or a CI harness that ignores them) would otherwise pass the ignoring on, and
+    tfbuild keeps ignored signals ignored, as it should."""
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)
+
+
 # -- signals: SIGTERM and SIGHUP as Ctrl-C ----------------------------------------------------------
 
 
@@ -82,7 +90,7 @@ def test_a_stop_signal_during_the_edits_commit_leaves_a_tree_the_revert_restores
     before = snapshot(tf1_tree)
     done = subprocess.run(
         [sys.executable, "-m", "tfbuild", "edit", "makefile", str(min_model), "--source", str(tf1_tree)],
-        capture_output=True, text=True, timeout=300,
+        capture_output=True, text=True, timeout=300, preexec_fn=default_stop_signals,
         env=tfbuild_env(PATH=git_that_signals(tmp_path, command, signame)),
     )
     assert done.returncode == SIGNAL_CODES[signame], done.stderr[-3000:]
@@ -108,7 +116,7 @@ def test_a_stop_signal_during_the_revert_lets_it_finish_and_says_so(
     assert main(["edit", "makefile", str(min_model), "--source", str(tf1_tree)]) == 0
     done = subprocess.run(
         [sys.executable, "-m", "tfbuild", "edit", "--revert", "--source", str(tf1_tree)],
-        capture_output=True, text=True, timeout=300,
+        capture_output=True, text=True, timeout=300, preexec_fn=default_stop_signals,
         env=tfbuild_env(PATH=git_that_signals(tmp_path, "checkout", "SIGTERM")),
     )
     assert done.returncode == 143, done.stderr[-3000:]
@@ -176,6 +184,7 @@ def test_a_sigterm_to_tfbuild_alone_stops_the_builds_make_before_the_lock_is_rel
          "--source", str(tf1_tree), "--model", str(min_model), "--out", str(tmp_path / "out"), "--jobs", "2",
          "--local", "--default-ops", "NoOp:NoOp"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=tfbuild_env(),
+        preexec_fn=default_stop_signals,  # noqa: PLW1509 (resets two signals only; no lock taken)
     )
     try:
         deadline = time.monotonic() + 600
