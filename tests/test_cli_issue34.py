@@ -219,7 +219,8 @@ def test_tf_op_files_that_is_a_directory_is_a_tree_error(tf1_tree: Path, model: 
     (listed / "x").write_text("")
     subprocess.run(["git", "-C", str(tf1_tree), "add", "-A"], check=True)
     subprocess.run(["git", "-C", str(tf1_tree), "commit", "-qm", "a directory"], check=True)
-    for command in (["edit", "makefile", str(model), "--dry-run"], ["check", str(model), "--flavour", "makefile"]):
+    for command in (["edit", "makefile", str(model), "--dry-run"], ["check", str(model), "--flavour", "makefile"],
+                    ["build", "--model", str(model), "--target", "linux-x86_64", "--local", "--dry-run"]):  # not Bazel
         code = main([*command, "--source", str(tf1_tree)])
         err = capsys.readouterr().err
         assert code == 4, err

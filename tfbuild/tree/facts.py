@@ -267,7 +267,13 @@ def tree_flavours(root: Path) -> tuple[Flavour, ...]:
     a Bazel workspace with the kernels BUILD file."""
     root = Path(root)
     found = []
-    if (root / MAKEFILE).is_file() and (root / OP_FILES_LIST).is_file():
+    listed = root / OP_FILES_LIST
+    if (root / MAKEFILE).is_file() and listed.exists() and not listed.is_file():
+        # not a tree without the Makefile flavour (which would send the build to Bazel): a broken one
+        raise SourceTreeError(f"{listed}: Is a directory, not the kernel list the contrib Makefile reads"
+                              if listed.is_dir() else f"{listed}: not a regular file, so not the kernel list the "
+                              "contrib Makefile reads", hint="restore it with git checkout, then run again")
+    if (root / MAKEFILE).is_file() and listed.is_file():
         found.append(Flavour.MAKEFILE)
     if (root / WORKSPACE).is_file() and (root / KERNELS_BUILD).is_file():
         found.append(Flavour.BAZEL)
