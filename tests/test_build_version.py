@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from tfbuild_testing import local_makefile_build
 
 from tfbuild.cli import main
 from tfbuild.tree.git_version import DESCRIBE_GIT_DIR, VERSION_INFO
@@ -36,15 +37,12 @@ def model(tmp_path: Path) -> Path:
     return path
 
 
-def build_argv(tree: Path, model: Path, out: Path, *more: str) -> list[str]:
-    return ["build", "--target", "linux-x86_64", "--flavour", "makefile", "--source", str(tree), "--model",
-            str(model), "--out", str(out), "--jobs", "2", "--local", *more]
 
 
 def test_the_dry_run_says_which_commit_the_library_will_name(tf1_tree, model, tmp_path, capsys):
     user = git(tf1_tree, "rev-parse", "HEAD")
     described = git(tf1_tree, "describe", "--long", "--tags", user)
-    assert main(build_argv(tf1_tree, model, tmp_path / "out", "--dry-run")) == 0
+    assert main(local_makefile_build(tf1_tree, model, tmp_path / "out", "--dry-run")) == 0
     text = capsys.readouterr().out
     assert (f"note: version: the library's tf_git_version() names {described}, your commit {user[:12]}") in text
     assert f"GIT_DIR={DESCRIBE_GIT_DIR} make -f tensorflow/contrib/makefile/Makefile" in text
@@ -57,7 +55,7 @@ def test_the_library_names_the_users_commit_after_the_build_and_after_the_revert
     user = git(tf1_tree, "rev-parse", "HEAD")
     described = git(tf1_tree, "describe", "--long", "--tags", user)  # v1.13.0-0-g<user>
     out = tmp_path / "out"
-    assert main(build_argv(tf1_tree, model, out)) == 0, capsys.readouterr().err[-3000:]
+    assert main(local_makefile_build(tf1_tree, model, out)) == 0, capsys.readouterr().err[-3000:]
     work = git(tf1_tree, "rev-parse", "HEAD")
     assert work != user and git(tf1_tree, "rev-parse", "--abbrev-ref", "HEAD") == WORK_BRANCH
     work_described = git(tf1_tree, "describe", "--long", "--tags", work)

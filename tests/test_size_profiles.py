@@ -26,7 +26,7 @@ import pytest
 import treegen
 from conftest import missing_part
 from test_build_plans import HEADER, check_golden, options_for, plan_for, replacements, world  # noqa: F401
-from tfbuild_testing import bazel_binary
+from tfbuild_testing import bazel_binary, local_makefile_build
 
 from tfbuild.cli import main
 from tfbuild.errors import ConfigError
@@ -287,13 +287,10 @@ def model(tmp_path: Path) -> Path:
     return path
 
 
-def build_argv(tree: Path, model: Path, out: Path, *more: str) -> list[str]:
-    return ["build", "--target", "linux-x86_64", "--flavour", "makefile", "--source", str(tree),
-            "--model", str(model), "--out", str(out), "--jobs", "2", "--local", *more]
 
 
 def test_the_dry_run_shows_the_profile_the_build_would_use(tf1_tree, model, tmp_path, capsys):
-    assert main(build_argv(tf1_tree, model, tmp_path / "out", "--size-profile", "small", "--dry-run")) == 0
+    assert main(local_makefile_build(tf1_tree, model, tmp_path / "out", "--size-profile", "small", "--dry-run")) == 0
     text = capsys.readouterr().out
     assert "  size profile: small (" in text
     assert "    every object: -Os -ffunction-sections -fdata-sections\n" in text
@@ -450,13 +447,13 @@ def test_a_new_profile_rebuilds_what_the_last_build_compiled_with_other_flags(tf
     with new flags removes the objects an earlier build in the tree left, and one with the same
     flags keeps them."""
     out = tmp_path / "out"
-    assert main(build_argv(tf1_tree, model, out)) == 0, capsys.readouterr().err[-2000:]
-    assert main(build_argv(tf1_tree, model, out, "--size-profile", "small")) == 0, capsys.readouterr().err[-2000:]
+    assert main(local_makefile_build(tf1_tree, model, out)) == 0, capsys.readouterr().err[-2000:]
+    assert main(local_makefile_build(tf1_tree, model, out, "--size-profile", "small")) == 0, capsys.readouterr().err[-2000:]
     log = (out / "linux-x86_64.build.log").read_text()
     assert "the last build in this tree used other flags: removing" in log
     compiles = [line for line in commands(log) if " -c tensorflow/" in line]
     assert compiles and all("-ffunction-sections" in line for line in compiles)
-    assert main(build_argv(tf1_tree, model, out, "--size-profile", "small", "--jobs", "1")) == 0
+    assert main(local_makefile_build(tf1_tree, model, out, "--size-profile", "small", "--jobs", "1")) == 0
     log = (out / "linux-x86_64.build.log").read_text()
     assert "same flags as the last build in this tree: its objects are kept" in log
     # Only version_info.cc, which the tree's Makefile writes anew on every run (gen_git_source.sh).
@@ -469,7 +466,7 @@ def test_a_local_build_with_the_small_profile(tf1_tree, model, tmp_path, capsys)
     object's flags, the benchmark is stripped and still registers exactly the header's kernels
     (its registrations are reached from static initializers, which --gc-sections keeps)."""
     out = tmp_path / "out"
-    code = main(build_argv(tf1_tree, model, out, "--size-profile", "small"))
+    code = main(local_makefile_build(tf1_tree, model, out, "--size-profile", "small"))
     assert code == 0, capsys.readouterr().err[-3000:]
     log = (out / "linux-x86_64.build.log").read_text()
     compiles = [shlex.split(line) for line in commands(log) if " -c tensorflow/" in line]

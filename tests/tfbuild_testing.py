@@ -21,3 +21,10 @@ def bazel_binary() -> str | None:
     if candidates:
         return str(candidates[-1])
     return shutil.which("bazel")
+
+
+def local_makefile_build(tree: Path, model: Path, out: Path, *more: str) -> list[str]:
+    """``tfbuild build`` of ``tree``'s contrib Makefile for linux-x86_64 on this machine, as the
+    tests that build for real run it."""
+    return ["build", "--target", "linux-x86_64", "--flavour", "makefile", "--source", str(tree),
+            "--model", str(model), "--out", str(out), "--jobs", "2", "--local", *more]
