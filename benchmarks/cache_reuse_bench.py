@@ -29,7 +29,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from real_build_plans import app_header, prepare_tf1_tree, tree_plan
 
-from tfbuild.pipeline.executor import execute_plan
+from tfbuild.pipeline.planning.executor import execute_plan
 from tfbuild.toolchain.engine import docker_client
 
 RUNS = (("app_a", "app A, cold caches"), ("app_b", "app B, same tree, warm caches"), ("app_a", "app A again"))

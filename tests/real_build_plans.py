@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path, PurePosixPath
 
 from tfbuild.pipeline.example import example_sources_dir
-from tfbuild.pipeline.plan import BuildPlan, Mount
+from tfbuild.pipeline.planning.plan import BuildPlan, Mount
 from tfbuild.toolchain.container import BuildContainer, ContainerConfig
 from tfbuild.toolchain.images import toolchain_spec
 
@@ -44,8 +44,8 @@ def prepare_tf1_tree(root: Path, android_dir: Path) -> Path:
     from android_dirs import make_ndk
     from treegen import make_tf1_tree
 
-    from tfbuild.pipeline.options import AndroidOptions
-    from tfbuild.pipeline.workspace import apply_block, render_android_block, resolve_android_repositories
+    from tfbuild.pipeline.declarations.options import AndroidOptions
+    from tfbuild.pipeline.flavours.workspace import apply_block, render_android_block, resolve_android_repositories
     from tfbuild.toolchain.tf_versions import tree_requirements
     from tfbuild.tree.facts import read_tree_facts
 
@@ -90,8 +90,8 @@ def tree_plan(
 ) -> BuildPlan:
     """The planner's plan for ``flavour`` on ``tree`` with ``header`` (what ``tfbuild build``
     would run), for the benchmark to execute and time without the analysis in front."""
+    from tfbuild.pipeline.declarations.options import Flags, resolve_build_options
     from tfbuild.pipeline.flavours import plan_build
-    from tfbuild.pipeline.options import Flags, resolve_build_options
     from tfbuild.tree.facts import read_tree_facts
 
     options = resolve_build_options(

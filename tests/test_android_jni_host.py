@@ -20,11 +20,11 @@ from pathlib import Path
 import pytest
 
 from tfbuild.cli import main
-from tfbuild.pipeline.android.aar import java_source
-from tfbuild.pipeline.android.jni_library import jni_source
-from tfbuild.pipeline.android.names import JAVA_CLASS
-from tfbuild.pipeline.exports import JNI, render_export_file
-from tfbuild.pipeline.linkflags import HEADER_DIRS, link_inputs
+from tfbuild.pipeline.outputs.android.aar import java_source
+from tfbuild.pipeline.outputs.android.jni_library import jni_source
+from tfbuild.pipeline.outputs.android.names import JAVA_CLASS
+from tfbuild.pipeline.outputs.exports import JNI, render_export_file
+from tfbuild.pipeline.outputs.linkflags import HEADER_DIRS, link_inputs
 from tfbuild.toolchain.targets import get_target
 
 pytestmark = [pytest.mark.compiler, pytest.mark.android_packaging, pytest.mark.tensorflow]

@@ -527,7 +527,7 @@ def test_the_four_kb_wrapper_links_four_kb_and_the_check_reads_it(mini_ndk, tmp_
     """The wrapper does what a real r26 does (4 KB), a later flag wins over it (16 KB), and the
     alignment tfbuild reads from the program headers is llvm-readelf's, 64-bit and 32-bit."""
     from tfbuild.errors import BuildError
-    from tfbuild.pipeline.elf_pages import check_page_alignment, load_alignment
+    from tfbuild.pipeline.outputs.elf_pages import check_page_alignment, load_alignment
 
     ndk = four_kb_ndk(mini_ndk, tmp_path / "ndk")
     source = tmp_path / "x.cc"
@@ -562,7 +562,7 @@ def test_android_arm64_links_16_kb_pages_with_an_ndk_that_defaults_to_4_kb(tf1_t
     import treegen
 
     from tfbuild.errors import BuildError
-    from tfbuild.pipeline.elf_pages import check_page_alignment
+    from tfbuild.pipeline.outputs.elf_pages import check_page_alignment
 
     ndk = four_kb_ndk(mini_ndk, tmp_path / "ndk")
     out = tmp_path / "out"

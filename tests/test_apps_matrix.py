@@ -16,7 +16,7 @@ import pytest
 
 from tfbuild.cli import main
 from tfbuild.errors import ConfigError
-from tfbuild.pipeline.options import Flags, resolve_with_origins
+from tfbuild.pipeline.declarations.options import Flags, resolve_with_origins
 
 REPO = Path(__file__).resolve().parent.parent
 CI = REPO / "examples" / "ci"

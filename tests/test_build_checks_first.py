@@ -261,7 +261,7 @@ def test_edit_makefile_revert_still_works_and_revert_needs_no_flavour(tf1_tree, 
 def test_an_op_library_dry_run_compiles_nothing_and_its_header_is_the_builds(tmp_path):
     """The dry run reads the op sources (this process loads no library: TensorFlow's op registry
     is per process); the real build, in a subprocess, compiles them and asks TensorFlow."""
-    from tfbuild.pipeline.options import Flags, resolve_build_options
+    from tfbuild.pipeline.declarations.options import Flags, resolve_build_options
     from tfbuild.pipeline.run import run_build
 
     example = examples_dir() / "custom_ops"
@@ -307,9 +307,9 @@ def path_with(tmp_path: Path, *programs: str) -> str:
 def test_a_local_makefile_plan_needs_the_compilers_its_make_command_names(
     pristine_trees, tmp_path, monkeypatch, target, compilers
 ):
+    from tfbuild.pipeline.declarations.options import Flags, resolve_build_options
     from tfbuild.pipeline.flavours import plan_build
     from tfbuild.pipeline.flavours.makefile import PROTOBUF_PROGRAMS
-    from tfbuild.pipeline.options import Flags, resolve_build_options
     from tfbuild.pipeline.prerequisites import check_prerequisites
     from tfbuild.toolchain.targets import get_target
     from tfbuild.tree.facts import read_tree_facts

@@ -24,7 +24,7 @@ from android_dirs import make_ndk
 from treegen import make_tf1_tree
 
 from tfbuild.errors import ToolchainError
-from tfbuild.pipeline.options import Flags, resolve_build_options
+from tfbuild.pipeline.declarations.options import Flags, resolve_build_options
 from tfbuild.pipeline.run import run_build
 from tfbuild.resources import examples_dir
 

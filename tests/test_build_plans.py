@@ -18,12 +18,12 @@ from android_dirs import make_ndk, make_sdk
 from treegen import make_tf1_tree, make_tf2_tree
 
 from tfbuild.errors import ConfigError, SourceTreeError
+from tfbuild.pipeline.declarations.options import Flags, resolve_build_options
 from tfbuild.pipeline.flavours import choose_flavour, plan_build
 from tfbuild.pipeline.flavours.makefile import DOWNLOAD_STEP, PROTOBUF_RENAME_STEP, RenameProtobuf
-from tfbuild.pipeline.options import Flags, resolve_build_options
-from tfbuild.pipeline.plan import Step
+from tfbuild.pipeline.flavours.workspace import BEGIN_MARKER
 from tfbuild.pipeline.plan_text import normalize, plan_text
-from tfbuild.pipeline.workspace import BEGIN_MARKER
+from tfbuild.pipeline.planning.plan import Step
 from tfbuild.resources import examples_dir
 from tfbuild.toolchain.targets import get_target, load_targets
 from tfbuild.tree.facts import read_tree_facts
@@ -124,7 +124,7 @@ def test_golden_clang_ndk_plan(world, target, flavour, ndk):
 @pytest.mark.tensorflow
 @pytest.mark.parametrize("target, flavour", OPS_CASES, ids=[f"{t}-{f}" for t, f in OPS_CASES])
 def test_golden_ops_library_plan(world, target, flavour):
-    from tfbuild.pipeline.ops_library import installed_tensorflow
+    from tfbuild.pipeline.op_library.compile_plan import installed_tensorflow
 
     tensorflow = installed_tensorflow()
     sources = tuple(str(path) for path in sorted((examples_dir() / "custom_ops").glob("*.cc")))
@@ -289,7 +289,7 @@ def test_a_64bit_android_bazel_build_refuses_a_low_ndk_api_level(world):
 def test_the_protobuf_rename_step_runs_on_this_machine_between_the_plans_commands(tmp_path):
     """The rename is a real step: the executor runs the (stand-in) download script, then
     tfbuild's rename on the tree it filled, and logs what the rename did."""
-    from tfbuild.pipeline.executor import execute_plan
+    from tfbuild.pipeline.planning.executor import execute_plan
     from tfbuild.tree.protobuf_rename import NAMESPACE, PROTOBUF_SRC
 
     tree = make_tf1_tree(tmp_path / "tf1")
@@ -306,7 +306,7 @@ def test_the_protobuf_rename_step_runs_on_this_machine_between_the_plans_command
 
 
 def test_plan_notes_are_typed_and_print_as_kind_then_text(world):
-    from tfbuild.pipeline.notes import Note
+    from tfbuild.pipeline.planning.notes import Note
 
     plan = plan_for(world, "android-arm64", "makefile", ndk=str(world / "ndk26"))
     assert plan.notes and all(isinstance(note, Note) for note in plan.notes)

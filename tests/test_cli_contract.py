@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from tfbuild.cli import main
-from tfbuild.pipeline.options import OPTIONS, Flags, resolve_with_origins
+from tfbuild.pipeline.declarations.options import OPTIONS, Flags, resolve_with_origins
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLE_CONFIG = REPO / "examples" / "tfbuild.toml"

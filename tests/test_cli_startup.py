@@ -37,7 +37,7 @@ from tfbuild.cli import main
 code = main({argv!r})
 print(' '.join(sorted(name for name in {heavy!r} if name in sys.modules)), file=sys.stderr)
 """
-HEAVY = ("tensorflow", "pydantic", "rich.console", "jinja2", "tfbuild.pipeline.options", "tfbuild.pipeline.run",
+HEAVY = ("tensorflow", "pydantic", "rich.console", "jinja2", "tfbuild.pipeline.declarations.options", "tfbuild.pipeline.run",
          "tfbuild.cli.build_commands")
 
 
@@ -51,7 +51,7 @@ def test_help_imports_only_what_it_prints(tmp_path):
     """Plain help (stdout is a pipe) needs neither rich nor pydantic; the app's own help not the
     option table either (a command's help names the variables it reads, from that table)."""
     # The option declarations are read by the commands' parameters (light: no rich, no jinja2).
-    assert loaded(["--help"], tmp_path) <= {"tfbuild.cli.build_commands", "tfbuild.pipeline.options"}
+    assert loaded(["--help"], tmp_path) <= {"tfbuild.cli.build_commands", "tfbuild.pipeline.declarations.options"}
     assert not loaded(["header", "--help"], tmp_path) & {"tensorflow", "pydantic", "rich.console"}
 
 
@@ -62,4 +62,4 @@ def test_header_imports_what_it_uses(tmp_path):
     model = tmp_path / "ops.json"
     model.write_text('[["Placeholder", "PlaceholderOp"]]')
     assert loaded(["header", str(model), "-o", str(tmp_path / "ops_to_register.h")], tmp_path) == {
-        "jinja2", "tfbuild.pipeline.options"}  # header resolves its options through their declarations
+        "jinja2", "tfbuild.pipeline.declarations.options"}  # header resolves its options through their declarations

@@ -11,7 +11,7 @@ from pathlib import Path, PurePosixPath
 import pytest
 from toolchain_fixtures import require_base_image
 
-from tfbuild.pipeline.plan import Mount
+from tfbuild.pipeline.planning.plan import Mount
 from tfbuild.toolchain.container import (
     BuildContainer,
     CommandTimeout,

@@ -9,7 +9,7 @@ from pathlib import PurePosixPath
 import pytest
 from treegen import MAKEFILE
 
-from tfbuild.pipeline.android.ndk_clang import KEPT, clang_toolchain, make_variables
+from tfbuild.pipeline.outputs.android.ndk_clang import KEPT, clang_toolchain, make_variables
 from tfbuild.toolchain.targets import get_target
 from tfbuild.tree.contrib_makefile import makefile_variables
 

@@ -12,8 +12,8 @@ from rich.console import Console
 from toolchain_fixtures import require_base_image
 
 from tfbuild.errors import BuildError, ToolchainError
-from tfbuild.pipeline.executor import StepFailed, execute_plan
-from tfbuild.pipeline.plan import Artifact, BuildPlan, GeneratedFile, ImageSpec, Mount, Step
+from tfbuild.pipeline.planning.executor import StepFailed, execute_plan
+from tfbuild.pipeline.planning.plan import Artifact, BuildPlan, GeneratedFile, ImageSpec, Mount, Step
 from tfbuild.toolchain.container import CommandTimeout
 from tfbuild.toolchain.engine import docker_client
 

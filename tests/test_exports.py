@@ -1,4 +1,4 @@
-"""What a shared library exports (``tfbuild.pipeline.exports``), and where export files go.
+"""What a shared library exports (``tfbuild.pipeline.outputs.exports``), and where export files go.
 
 - Real g++ and nm: a JNI library linked with the JNI version script and ``--gc-sections``
   exports only its JNI symbols and loses an unused function, which the same link exporting
@@ -33,9 +33,16 @@ from test_size_profiles import FAKE_TENSORFLOW
 from tfbuild.cli import main
 from tfbuild.errors import ConfigError, InputFileError
 from tfbuild.pipeline.example import example_model
-from tfbuild.pipeline.exports import JNI, OP_LIBRARY, ExportList, export_flag, render_export_file, requested_exports
 from tfbuild.pipeline.flavours import plan_build
-from tfbuild.pipeline.linkflags import link_inputs, render_link_snippets, write_export_file, write_link_snippets
+from tfbuild.pipeline.outputs.exports import (
+    JNI,
+    OP_LIBRARY,
+    ExportList,
+    export_flag,
+    render_export_file,
+    requested_exports,
+)
+from tfbuild.pipeline.outputs.linkflags import link_inputs, render_link_snippets, write_export_file, write_link_snippets
 from tfbuild.pipeline.plan_text import plan_text
 from tfbuild.toolchain.targets import get_target
 

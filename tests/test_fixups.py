@@ -20,9 +20,9 @@ from test_build_plans import plan_for, world  # noqa: F401  (the world fixture)
 from treegen import make_tf1_tree
 
 from tfbuild.errors import ConfigError
-from tfbuild.pipeline.fixups import FixupTable, apply_fixups, fixup_table
-from tfbuild.pipeline.plan import Step
+from tfbuild.pipeline.flavours.fixups import FixupTable, apply_fixups, fixup_table
 from tfbuild.pipeline.plan_text import plan_text
+from tfbuild.pipeline.planning.plan import Step
 from tfbuild.tree.facts import TensorFlowVersion
 
 TF19 = TensorFlowVersion(1, 9, 0)
@@ -185,7 +185,7 @@ def test_the_distclean_fixup_lets_real_make_clean_beside_an_empty_gmock(tmp_path
 
 @pytest.mark.parametrize("outer", [None, "", "/usr/lib/outer"])
 def test_the_search_path_word_puts_the_directory_first_in_real_make_recipes(tmp_path, outer):
-    from tfbuild.pipeline.fixups import search_path_word
+    from tfbuild.pipeline.flavours.fixups import search_path_word
 
     (tmp_path / "Makefile").write_text('all:\n\t@echo "[$$LD_LIBRARY_PATH]"\n')
     env = {key: value for key, value in os.environ.items() if key not in ("MAKEFLAGS", "LD_LIBRARY_PATH")}

@@ -38,7 +38,7 @@ from maven_client import resolve_offline
 from test_android_aar import assert_aapt2_links
 
 from tfbuild.cli import main
-from tfbuild.pipeline.android.jni_library import JAVA_DIR
+from tfbuild.pipeline.outputs.android.jni_library import JAVA_DIR
 from tfbuild.tree.java_api import read_java_api
 
 ABIS = {"android-arm64": "arm64-v8a", "android-armv7": "armeabi-v7a", "android-x86_64": "x86_64"}

@@ -20,17 +20,14 @@ MAX_LOOSE_MODULES = 13  # stop_signals: every layer that runs a child or changes
 # The pipeline's modules and subpackages, lowest first; a unit imports only from lower ranks
 # (and from itself): the plan's data types at the bottom, the run and verify at the top.
 PIPELINE_LAYERS = (
-    ("notes", "protobuf_runtime", "opt_level"),
-    ("reproducible", "exports", "remote", "per_file_selection", "op_sources", "elf_pages"),
-    ("plan",),
-    ("size_profiles", "fixups", "executor", "manifest", "ops_library"),
-    ("linkflags", "ops_library_build", "report", "plan_text"),
-    ("android",),
-    ("option_kinds",),
-    ("options",),
-    ("workspace",),
+    ("planning",),
+    ("caches",),
+    ("outputs",),
+    ("report",),
+    ("declarations",),
+    ("op_library",),
     ("flavours",),
-    ("prerequisites", "work_estimate"),
+    ("prerequisites", "work_estimate", "plan_text"),
     ("run",),
     ("verify", "example"),
 )
@@ -125,3 +122,56 @@ def test_the_layer_rule_catches_an_upward_import():
     assert (line, target) == (2, "tfbuild.pipeline.run")
     assert _layer(target) > _layer("tfbuild.tree.edits")
     assert _layer("tfbuild.errors") < _layer("tfbuild.cpp.macros")
+
+
+def _import_graph() -> dict[str, set[str]]:
+    """Every tfbuild module and the tfbuild modules it imports (lazy imports included); a
+    ``from package import name`` counts as importing the module ``package.name`` when there is one,
+    and a package's ``__init__`` is not counted as a dependency of its own modules."""
+    modules = {_module_name(path): path for path in _modules()}
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        targets = set()
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.Import):
+                targets |= {alias.name for alias in node.names if alias.name in modules}
+            elif isinstance(node, ast.ImportFrom) and node.module in modules:
+                submodules = {f"{node.module}.{alias.name}" for alias in node.names}
+                found = submodules & modules.keys()
+                targets |= found or {node.module}
+                if len(found) < len(submodules):
+                    targets.add(node.module)
+        graph[name] = {target for target in targets if target != name and not name.startswith(target + ".")}
+    return graph
+
+
+def _cycle(graph: dict[str, set[str]]) -> list[str]:
+    """One import cycle of ``graph`` as the modules along it, or [] when there is none."""
+    state: dict[str, int] = {}  # 1: on the current path, 2: finished
+    path: list[str] = []
+
+    def visit(module: str) -> list[str]:
+        state[module] = 1
+        path.append(module)
+        for target in sorted(graph.get(module, ())):
+            if state.get(target) == 1:
+                return path[path.index(target):] + [target]
+            if target not in state and (found := visit(target)):
+                return found
+        state[module] = 2
+        path.pop()
+        return []
+
+    for module in sorted(graph):
+        if module not in state and (found := visit(module)):
+            return found
+    return []
+
+
+def test_no_module_imports_itself_through_others():
+    assert _cycle(_import_graph()) == []
+
+
+def test_the_cycle_check_finds_a_cycle():
+    assert _cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": set()}) == ["a", "b", "c", "a"]
+    assert _cycle({"a": {"b"}, "b": set()}) == []

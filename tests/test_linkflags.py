@@ -13,7 +13,7 @@ from manifests import manifest_data, write_manifest
 
 from tfbuild.cli import main
 from tfbuild.errors import ConfigError, InputFileError
-from tfbuild.pipeline.linkflags import link_inputs, render_link_snippets, write_link_snippets
+from tfbuild.pipeline.outputs.linkflags import link_inputs, render_link_snippets, write_link_snippets
 from tfbuild.toolchain.targets import get_target
 
 LIBS = ("libtensorflow-core.a", "libprotobuf.a", "libnsync.a")

@@ -12,8 +12,8 @@ from manifests import write_manifest as write_test_manifest
 
 from tfbuild import __version__
 from tfbuild.errors import ManifestError
-from tfbuild.pipeline.manifest import Manifest, TensorFlowRecord, make_manifest, update_manifest, write_manifest
-from tfbuild.pipeline.plan import Artifact, BuildPlan, ImageSpec
+from tfbuild.pipeline.outputs.manifest import Manifest, TensorFlowRecord, make_manifest, update_manifest, write_manifest
+from tfbuild.pipeline.planning.plan import Artifact, BuildPlan, ImageSpec
 
 
 def sha(path: Path) -> str:

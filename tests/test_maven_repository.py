@@ -9,7 +9,7 @@ import pytest
 from maven_client import resolve_offline
 
 from tfbuild.errors import ConfigError, OutputPathError
-from tfbuild.pipeline.android.maven import (
+from tfbuild.pipeline.outputs.android.maven import (
     CHECKSUMS,
     METADATA,
     default_coordinates,
@@ -77,7 +77,7 @@ def test_coordinates_that_are_not_group_artifact_version_are_refused(text):
     ("soon", "is not a whole number of seconds"),
 ])
 def test_source_date_epoch_an_aar_cannot_carry_is_one_line(value, message):
-    from tfbuild.pipeline.android.aar import _timestamp
+    from tfbuild.pipeline.outputs.android.aar import _timestamp
 
     with pytest.raises(ConfigError, match=message):
         _timestamp({"SOURCE_DATE_EPOCH": value})

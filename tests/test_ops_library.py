@@ -13,9 +13,9 @@ from pathlib import Path, PurePosixPath
 import pytest
 
 from tfbuild.errors import BuildError, ConfigError, InputFileError, ToolchainError
-from tfbuild.pipeline.ops_library import OpsLibrarySpec, plan_ops_library
-from tfbuild.pipeline.ops_library import installed_tensorflow as installed_tensorflow_flags
-from tfbuild.pipeline.ops_library_build import build_ops_library, first_error_line
+from tfbuild.pipeline.op_library.build import build_ops_library, first_error_line
+from tfbuild.pipeline.op_library.compile_plan import OpsLibrarySpec, plan_ops_library
+from tfbuild.pipeline.op_library.compile_plan import installed_tensorflow as installed_tensorflow_flags
 
 DATA = Path(__file__).resolve().parent / "data" / "ops_library"
 BROKEN_SOURCES = sorted(DATA.glob("broken_*.cc"))

@@ -1,4 +1,4 @@
-"""Each build option is declared once (tfbuild.pipeline.options.OPTIONS), and everything else is
+"""Each build option is declared once (tfbuild.pipeline.declarations.options.OPTIONS), and everything else is
 made from that declaration: so for every option, its flag, its variables and its tfbuild.toml
 key each reach the same value on their own through the real command line, in the order flag >
 environment > file > default, and ``config show`` names where the value came from."""
@@ -17,7 +17,8 @@ from tfbuild.cli import main
 from tfbuild.cli.output import jsonable
 from tfbuild.errors import ConfigError
 from tfbuild.model.header import HeaderOptions
-from tfbuild.pipeline.options import (
+from tfbuild.pipeline.caches.remote import RemoteOptions
+from tfbuild.pipeline.declarations.options import (
     JOBS,
     OPTIONS,
     SOURCE,
@@ -28,7 +29,6 @@ from tfbuild.pipeline.options import (
     Option,
     resolve_with_origins,
 )
-from tfbuild.pipeline.remote import RemoteOptions
 
 # For each option: the values its flag is given (one per repetition; none for a switch), the same
 # value as its environment variables hold it, as tfbuild.toml writes it (None: no key), and the

@@ -11,7 +11,7 @@ import pytest
 from tfbuild.cli import main
 from tfbuild.errors import ConfigError
 from tfbuild.model.header import DEFAULT_OPS
-from tfbuild.pipeline.options import Flags, resolve_build_options
+from tfbuild.pipeline.declarations.options import Flags, resolve_build_options
 
 INVALID = sorted((Path(__file__).parent / "invalid_configs").glob("*.toml"))
 

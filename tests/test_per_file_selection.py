@@ -118,7 +118,7 @@ def test_a_kernel_keeps_its_op_when_the_linker_keeps_another_files_inline_copy(t
     Found on the real r1.9 tree: with answers that differ per file, the second file's op became
     "_no_register" (no Placeholder kernel); answering "yes" at run time instead registered the
     kernels of unused ops that share a selected class (PlaceholderV2 here)."""
-    from tfbuild.pipeline.per_file_selection import FileSelection, PerFileSelection
+    from tfbuild.pipeline.flavours.per_file_selection import FileSelection, PerFileSelection
 
     selection = PerFileSelection(
         files=(FileSelection("a.cc", ("Placeholder",), ("PlaceholderOp",)), FileSelection("b.cc", ("Relu",), ("ReluOp",))),

@@ -31,8 +31,8 @@ from modelgen import graph_pbtxt
 from tfbuild.cache import CACHE_DIR_ENV
 from tfbuild.cli import main
 from tfbuild.errors import ConfigError, SourceTreeError
-from tfbuild.pipeline.linkflags import link_inputs, render_link_snippets
-from tfbuild.pipeline.protobuf_runtime import (
+from tfbuild.pipeline.outputs.linkflags import link_inputs, render_link_snippets
+from tfbuild.pipeline.planning.protobuf_runtime import (
     FULL_RUNTIME_KERNELS,
     GENERATED_GRAPH_HEADER,
     LEFT_OUT,

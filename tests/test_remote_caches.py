@@ -23,7 +23,7 @@ from remote_servers import buildgrid_cache, distccd_workers, nginx_cache, redis_
 from toolchain_fixtures import TREE_SUITE, bazel_toolchain, linux_toolchain
 
 from tfbuild.cli.output import jsonable
-from tfbuild.pipeline.remote import (
+from tfbuild.pipeline.caches.remote import (
     SecretUrl,
     bazel_cache_argv,
     bazel_cache_flag,

@@ -27,8 +27,8 @@ from conftest import missing_part
 from treegen import make_tf1_tree
 
 from tfbuild.flavour import Flavour
-from tfbuild.pipeline.manifest import TensorFlowRecord, make_manifest, write_manifest
-from tfbuild.pipeline.plan import Artifact, BuildPlan
+from tfbuild.pipeline.outputs.manifest import TensorFlowRecord, make_manifest, write_manifest
+from tfbuild.pipeline.planning.plan import Artifact, BuildPlan
 from tfbuild.pipeline.report.attribution import normalize_class, symbol_owners
 from tfbuild.pipeline.report.baseline import BaselineKey
 from tfbuild.pipeline.report.objects import EM_AARCH64, EM_ARM, EM_X86_64, ObjectKind, object_kind

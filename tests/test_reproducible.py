@@ -21,9 +21,9 @@ import pytest
 from treegen import make_tf1_tree
 
 from tfbuild.errors import ConfigError
+from tfbuild.pipeline.declarations.options import Flags, resolve_build_options
 from tfbuild.pipeline.flavours import plan_build
-from tfbuild.pipeline.options import Flags, resolve_build_options
-from tfbuild.pipeline.reproducible import ZIP_EPOCH, choose_epoch, deterministic_ar_flags, prefix_maps
+from tfbuild.pipeline.planning.reproducible import ZIP_EPOCH, choose_epoch, deterministic_ar_flags, prefix_maps
 from tfbuild.tree.facts import read_tree_facts
 
 OPS = [["Const", "ConstantOp"], ["Relu", "ReluOp<CPUDevice, float>"]]

@@ -30,13 +30,18 @@ from tfbuild_testing import bazel_binary, local_makefile_build
 
 from tfbuild.cli import main
 from tfbuild.errors import ConfigError
+from tfbuild.pipeline.declarations.options import Flags, resolve_build_options
+from tfbuild.pipeline.declarations.size_profiles import (
+    apply_size_profile,
+    hot_kernel_files,
+    profile_names,
+    size_profiles,
+)
 from tfbuild.pipeline.flavours import plan_build
 from tfbuild.pipeline.flavours.makefile import PROFILE_MAKEFILE
-from tfbuild.pipeline.manifest import TensorFlowRecord, make_manifest
-from tfbuild.pipeline.ops_library import InstalledTensorFlow
-from tfbuild.pipeline.options import Flags, resolve_build_options
+from tfbuild.pipeline.op_library.compile_plan import InstalledTensorFlow
+from tfbuild.pipeline.outputs.manifest import TensorFlowRecord, make_manifest
 from tfbuild.pipeline.plan_text import plan_text
-from tfbuild.pipeline.size_profiles import apply_size_profile, hot_kernel_files, profile_names, size_profiles
 from tfbuild.toolchain.targets import get_target, load_targets
 from tfbuild.tree.facts import read_tree_facts
 from tfbuild.tree.kernel_index import build_kernel_index

@@ -19,8 +19,12 @@ from android_dirs import make_ndk, make_sdk
 
 from tfbuild.cli import main
 from tfbuild.errors import ConfigError, SourceTreeError
-from tfbuild.pipeline.options import AndroidOptions
-from tfbuild.pipeline.workspace import render_android_block, resolve_android_repositories, write_android_workspace
+from tfbuild.pipeline.declarations.options import AndroidOptions
+from tfbuild.pipeline.flavours.workspace import (
+    render_android_block,
+    resolve_android_repositories,
+    write_android_workspace,
+)
 from tfbuild.toolchain.targets import get_target
 from tfbuild.toolchain.tf_versions import ndk_majors_text, tree_requirements, version_table
 from tfbuild.tree.facts import TensorFlowVersion, default_ndk_api_level, read_tree_facts, supported_ndk_majors

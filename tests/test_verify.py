@@ -23,7 +23,7 @@ import pytest
 from manifests import write_manifest
 
 from tfbuild.errors import ConfigError, InputFileError, ManifestError, ToolchainError, VerificationError
-from tfbuild.pipeline.plan import ImageSpec
+from tfbuild.pipeline.planning.plan import ImageSpec
 from tfbuild.pipeline.verify.compare import compare_tensor
 from tfbuild.pipeline.verify.cpp_runner import (
     COMPILE_STEP,

@@ -12,8 +12,8 @@ from treegen import make_tf1_tree, make_tf2_tree
 
 from tfbuild.cli import main
 from tfbuild.errors import ConfigError, SourceTreeError
-from tfbuild.pipeline.options import AndroidOptions
-from tfbuild.pipeline.workspace import (
+from tfbuild.pipeline.declarations.options import AndroidOptions
+from tfbuild.pipeline.flavours.workspace import (
     BEGIN_MARKER,
     END_MARKER,
     apply_block,

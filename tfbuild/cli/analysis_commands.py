@@ -19,7 +19,7 @@ from tfbuild.cli.option_flags import resolve, takes_options
 from tfbuild.cli.output import emit_json, print_table, stdout_console
 from tfbuild.errors import PreflightError
 from tfbuild.fileio import refuse_input_as_output
-from tfbuild.pipeline.options import DEFAULT_OPS, GRANULARITY, SOURCE, Flags
+from tfbuild.pipeline.declarations.options import DEFAULT_OPS, GRANULARITY, SOURCE, Flags
 
 if TYPE_CHECKING:
     from rich.console import Console

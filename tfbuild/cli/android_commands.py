@@ -2,7 +2,7 @@
 
 Each ABI is its own build (one CI job each); this command is the fan-in. It only reads the
 builds' manifests and libraries and runs the JDK's ``javac`` on the generated Java class
-(:mod:`tfbuild.pipeline.android.aar`).
+(:mod:`tfbuild.pipeline.outputs.android.aar`).
 """
 
 from __future__ import annotations
@@ -39,8 +39,8 @@ def aar_command(
     ),
 ) -> None:
     """Assemble an AAR (manifest, classes.jar, jni/<abi>/lib*.so, R.txt, proguard.txt) from Android builds."""
-    from tfbuild.pipeline.android.aar import build_aar
-    from tfbuild.pipeline.android.maven import parse_coordinates
+    from tfbuild.pipeline.outputs.android.aar import build_aar
+    from tfbuild.pipeline.outputs.android.maven import parse_coordinates
 
     wanted = parse_coordinates(coordinates) if coordinates is not None else None
     result = build_aar(builds, output, maven_repo=maven_repo, coordinates=wanted, stubs=android_jar)

@@ -18,7 +18,7 @@ import typer
 from tfbuild.cli.option_flags import require_source, resolve, takes_options
 from tfbuild.cli.output import lazy_console, print_heading, print_json, print_table, real_console
 from tfbuild.cli.params import either
-from tfbuild.pipeline.options import (
+from tfbuild.pipeline.declarations.options import (
     API_LEVEL,
     BUILD_TOOLS,
     NDK,
@@ -82,7 +82,7 @@ def targets_command(
 @takes_options(SDK, NDK, API_LEVEL, BUILD_TOOLS, NDK_API_LEVEL, (SOURCE, "TensorFlow tree."))
 def workspace_command(flags: Flags, config: Path | None = _CONFIG) -> None:
     """Add the Android SDK/NDK repositories to a TensorFlow tree's WORKSPACE (between markers)."""
-    from tfbuild.pipeline.workspace import write_android_workspace
+    from tfbuild.pipeline.flavours.workspace import write_android_workspace
 
     options = _options(flags, config, require_target=False)
     update = write_android_workspace(require_source(options.source), options.android)
@@ -110,8 +110,13 @@ def linkflags_command(
     config: Path | None = _CONFIG,
 ) -> None:
     """Print and write the link settings an app needs (Xcode, CMake, ndk-build, Gradle, Make)."""
-    from tfbuild.pipeline.exports import requested_exports
-    from tfbuild.pipeline.linkflags import link_inputs, render_link_snippets, write_export_file, write_link_snippets
+    from tfbuild.pipeline.outputs.exports import requested_exports
+    from tfbuild.pipeline.outputs.linkflags import (
+        link_inputs,
+        render_link_snippets,
+        write_export_file,
+        write_link_snippets,
+    )
     from tfbuild.toolchain.targets import get_target
 
     options = _options(flags, config)

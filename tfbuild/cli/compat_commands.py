@@ -16,7 +16,7 @@ from tfbuild.cli import app
 from tfbuild.cli.option_flags import source_tree, takes_options
 from tfbuild.cli.output import plain, print_json, stdout_console
 from tfbuild.errors import TfbuildError
-from tfbuild.pipeline.options import SOURCE, Flags
+from tfbuild.pipeline.declarations.options import SOURCE, Flags
 
 
 @app.command("compat")

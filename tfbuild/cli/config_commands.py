@@ -3,7 +3,8 @@ where each value came from (a flag, a ``TFBUILD_*`` or Android variable, ``tfbui
 the default), so a CI log can say why a build used what it used.
 
 It takes every flag the build takes (the same declarations make both) and resolves them, the
-environment and the file through the same resolver (:func:`~tfbuild.pipeline.options.resolve_with_origins`).
+environment and the file through the same resolver
+(:func:`~tfbuild.pipeline.declarations.options.resolve_with_origins`).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import typer
 from tfbuild.cli import app
 from tfbuild.cli.option_flags import resolve, takes_options
 from tfbuild.cli.output import emit_json, jsonable, print_table, stdout_console
-from tfbuild.pipeline.options import CONFIG_FILE_NAME, ENV_CONFIG, OPTIONS, Flags, app_matrix
+from tfbuild.pipeline.declarations.options import CONFIG_FILE_NAME, ENV_CONFIG, OPTIONS, Flags, app_matrix
 
 config_app = typer.Typer(help="Show the options tfbuild resolves from tfbuild.toml and the environment.",
                          no_args_is_help=True)

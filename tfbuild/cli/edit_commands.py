@@ -18,7 +18,7 @@ from tfbuild.cli.option_flags import source_tree, takes_options
 from tfbuild.cli.output import jsonable, plain, print_json, stdout_console
 from tfbuild.errors import ConfigError
 from tfbuild.flavour import TREE_FLAVOURS, Flavour
-from tfbuild.pipeline.options import SOURCE, Flags
+from tfbuild.pipeline.declarations.options import SOURCE, Flags
 
 if TYPE_CHECKING:
     from rich.console import Console

@@ -24,7 +24,7 @@ def memmap(
 ) -> None:
     """Write MODEL as a memmapped package: its large constants become ImmutableConst nodes read
     from the package's memory regions, which an app loads through MemmappedEnv."""
-    from tfbuild.model.memmapped import convert_to_package
+    from tfbuild.model.memmap_conversion import convert_to_package
 
     result = convert_to_package(model, output, min_bytes=min_bytes)
     if as_json:

@@ -1,11 +1,11 @@
 """Command-line flags made from the build options' declarations
-(:data:`tfbuild.pipeline.options.OPTIONS`), so a command that takes an option takes it as every
+(:data:`tfbuild.pipeline.declarations.options.OPTIONS`), so a command that takes an option takes it as every
 other command does: the same flags, metavar and help (naming the option's environment variables
 and its ``tfbuild.toml`` key), and the same resolution behind them.
 
 :func:`takes_options` turns a command ``def command(flags: Flags, ...)`` into the function Typer
 reads: its signature gets one Typer option per declaration in place of ``flags``, and a call
-gathers those parameters back into a :class:`~tfbuild.pipeline.options.Flags`, keyed by the
+gathers those parameters back into a :class:`~tfbuild.pipeline.declarations.options.Flags`, keyed by the
 declarations, for the resolver. No string-keyed dictionary stands between Click and the resolver.
 """
 
@@ -21,7 +21,7 @@ from typing import TypeVar
 import typer
 
 from tfbuild.errors import ConfigError
-from tfbuild.pipeline.options import Flags, Option, ResolvedOptions, resolve_with_origins
+from tfbuild.pipeline.declarations.options import Flags, Option, ResolvedOptions, resolve_with_origins
 
 R = TypeVar("R")
 Declared = Option[object] | tuple[Option[object], str]

@@ -151,7 +151,7 @@ def jsonable(value: Any) -> Any:
         return {field.name: jsonable(getattr(value, field.name)) for field in dataclasses.fields(value) if field.repr}
     if isinstance(value, Enum):
         return jsonable(value.value)
-    from tfbuild.pipeline.remote import SecretUrl
+    from tfbuild.pipeline.caches.remote import SecretUrl
 
     if isinstance(value, PurePath | SecretUrl):
         return str(value)

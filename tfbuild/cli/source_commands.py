@@ -21,7 +21,7 @@ from tfbuild.cli import _state, app, stderr
 from tfbuild.cli.option_flags import source_tree, takes_options
 from tfbuild.cli.output import emit_json, plain, stdout_console
 from tfbuild.errors import SourceTreeError
-from tfbuild.pipeline.options import SOURCE, Flags
+from tfbuild.pipeline.declarations.options import SOURCE, Flags
 
 if TYPE_CHECKING:
     from collections.abc import Sequence

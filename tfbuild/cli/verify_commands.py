@@ -91,7 +91,7 @@ def verify_command(
     console = stdout_console(stderr=as_json)
     result = run_verify(options, console=console)
     if as_json:
-        from tfbuild.pipeline.manifest import Manifest
+        from tfbuild.pipeline.outputs.manifest import Manifest
 
         print_json(Manifest.read(out).verify)
     _print_verdicts(console, result)

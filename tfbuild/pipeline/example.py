@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tfbuild.errors import ConfigError, InputFileError
-from tfbuild.pipeline.ops_library import SELECTIVE_HEADER_NAME, OpsLibrarySpec, plan_ops_library
-from tfbuild.pipeline.ops_library_build import OpsLibraryResult, build_ops_library
+from tfbuild.pipeline.op_library.build import OpsLibraryResult, build_ops_library
+from tfbuild.pipeline.op_library.compile_plan import SELECTIVE_HEADER_NAME, OpsLibrarySpec, plan_ops_library
 from tfbuild.resources import examples_dir
 
 if TYPE_CHECKING:

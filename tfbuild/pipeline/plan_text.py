@@ -14,8 +14,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from tfbuild.pipeline.per_file_selection import SELECTION_DIR
-from tfbuild.pipeline.plan import AppliedSizeProfile, BuildPlan, Mount, Note, Step
+from tfbuild.pipeline.flavours.per_file_selection import SELECTION_DIR
+from tfbuild.pipeline.planning.plan import AppliedSizeProfile, BuildPlan, Mount, Note, Step
 from tfbuild.templating import render
 
 

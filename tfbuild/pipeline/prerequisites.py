@@ -38,10 +38,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tfbuild.errors import ConfigError, SourceTreeError, TfbuildError, ToolchainError
+from tfbuild.pipeline.declarations.options import BuildOptions
 from tfbuild.pipeline.flavours.layout import CONTAINER_SRC
 from tfbuild.pipeline.flavours.makefile import MAKEFILE
-from tfbuild.pipeline.options import BuildOptions
-from tfbuild.pipeline.plan import BuildPlan, ImageSpec, Step
+from tfbuild.pipeline.planning.plan import BuildPlan, ImageSpec, Step
 from tfbuild.toolchain.android_ndk import FIND_HINT, inspect_ndk
 from tfbuild.toolchain.debian_packages import install_hint
 from tfbuild.toolchain.targets import TargetProfile

@@ -23,7 +23,7 @@ command that undoes it.
 (a preflight gap is exit 5 in both), then prints the plan, every tree change as a diff, and each
 prerequisite with its outcome, without failing on those (a plan is also made for a machine
 other than this one). It compiles nothing and writes nothing: an op library's kernels are read
-from its sources (:mod:`tfbuild.pipeline.op_sources`) instead of from a host build of them.
+from its sources (:mod:`tfbuild.pipeline.op_library.sources`) instead of from a host build of them.
 
 An op library has no tree: its planner's ``prepare`` plans its sources' plain build for this
 machine, which the build runs before the analysis so that TensorFlow can load the result and
@@ -50,7 +50,9 @@ from tfbuild.model.analysis import Analysis, analyze_loaded
 from tfbuild.model.formats import LoadedModel, load_model
 from tfbuild.model.header import HeaderContents, header_contents, render_header
 from tfbuild.model.scope import ModelScope
-from tfbuild.pipeline.elf_pages import check_page_alignment
+from tfbuild.pipeline.caches.remote import CacheStats, forget_cache_stats, read_cache_stats, stats_record
+from tfbuild.pipeline.declarations.options import BuildOptions
+from tfbuild.pipeline.declarations.size_profiles import hot_kernel_files
 from tfbuild.pipeline.flavours import (
     HEADER_NAME,
     HEADER_SUBDIR,
@@ -61,14 +63,12 @@ from tfbuild.pipeline.flavours import (
     plan_build,
 )
 from tfbuild.pipeline.flavours.makefile import PROTOBUF_RENAME_STEP
-from tfbuild.pipeline.manifest import TensorFlowRecord, make_manifest, write_manifest
-from tfbuild.pipeline.options import BuildOptions
-from tfbuild.pipeline.per_file_selection import PerFileSelection
-from tfbuild.pipeline.plan import BuildPlan, Note
+from tfbuild.pipeline.flavours.per_file_selection import PerFileSelection
+from tfbuild.pipeline.outputs.elf_pages import check_page_alignment
+from tfbuild.pipeline.outputs.manifest import TensorFlowRecord, make_manifest, write_manifest
 from tfbuild.pipeline.plan_text import plan_text
+from tfbuild.pipeline.planning.plan import BuildPlan, Note
 from tfbuild.pipeline.prerequisites import Prerequisite, check_prerequisites, check_xcode, require_prerequisites
-from tfbuild.pipeline.remote import CacheStats, forget_cache_stats, read_cache_stats, stats_record
-from tfbuild.pipeline.size_profiles import hot_kernel_files
 from tfbuild.pipeline.work_estimate import work_lines
 from tfbuild.stop_signals import deferred
 from tfbuild.templating import render
@@ -94,7 +94,7 @@ from tfbuild.tree.work_branch import (
 )
 
 if TYPE_CHECKING:
-    from tfbuild.pipeline.executor import ExecutionResult  # the docker SDK: only when something runs
+    from tfbuild.pipeline.planning.executor import ExecutionResult  # the docker SDK: only when something runs
     from tfbuild.pipeline.report.write import WrittenReport  # matplotlib: only when a build finished
 
 
@@ -383,7 +383,7 @@ def _change_tree_and_execute(
     """Commit the tree changes and run the plan (its steps include the protobuf rename, when
     asked); from the first change on, a failure or Ctrl-C carries notes on what was changed
     and how to undo it."""
-    from tfbuild.pipeline.executor import execute_plan  # the docker SDK: only when something runs
+    from tfbuild.pipeline.planning.executor import execute_plan  # the docker SDK: only when something runs
 
     renames = any(step.name == PROTOBUF_RENAME_STEP for step in plan.steps)
     changed = _ChangeLog(changes, renames_protobuf=renames) if changes is not None else None
@@ -403,7 +403,7 @@ def _analyze(
 
     An op library's kernels exist only in its own sources. The build compiles them for this
     machine (the flavour's prepared host library) and has TensorFlow's registry loaded with the
-    result before analysing; a dry run reads them instead (:mod:`tfbuild.pipeline.op_sources`)
+    result before analysing; a dry run reads them instead (:mod:`tfbuild.pipeline.op_library.sources`)
     and says so.
     """
     scope = ModelScope(outputs=options.output_nodes)
@@ -412,11 +412,11 @@ def _analyze(
     if library is None:
         return models, analyze_loaded(models), []
     if not options.dry_run:
-        from tfbuild.pipeline.ops_library_build import build_ops_library
+        from tfbuild.pipeline.op_library.build import build_ops_library
 
         built = build_ops_library(library, jobs=options.jobs).path
         return models, analyze_loaded(models, op_libraries=(built,)), []
-    from tfbuild.pipeline.op_sources import complete_analysis, scan_op_sources
+    from tfbuild.pipeline.op_library.sources import complete_analysis, scan_op_sources
 
     return models, *complete_analysis(analyze_loaded(models), scan_op_sources(options.op_sources))
 
@@ -481,14 +481,14 @@ def _hot_files(analysis: Analysis, work: TreeWork | None, *, every_op: bool = Fa
 
 
 def _per_file_selection(options: BuildOptions, work: TreeWork | None) -> PerFileSelection | None:
-    """Each source's own selection, for ``--per-file-selection`` (:mod:`tfbuild.pipeline.per_file_selection`):
+    """Each source's own selection, for ``--per-file-selection`` (:mod:`tfbuild.pipeline.flavours.per_file_selection`):
     the sources the Makefile compiles that register something, that is ``tf_op_files.txt`` and
     the files the build's edits add to it (those registering a selected kernel or op)."""
     if not options.per_file_selection:
         return None  # choose_flavour refuses it for the flavours other than the Makefile
     if work is None or work.header.registers_everything:
         return None  # an op library, or a stock build: nothing to split
-    from tfbuild.pipeline.per_file_selection import per_file_selection
+    from tfbuild.pipeline.flavours.per_file_selection import per_file_selection
     from tfbuild.tree.build_files.op_files_list import OP_FILES_LIST, listed_paths
     from tfbuild.tree.op_def_index import build_op_defs
 

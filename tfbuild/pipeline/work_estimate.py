@@ -19,7 +19,7 @@ from pathlib import Path, PurePosixPath
 
 from tfbuild.flavour import Flavour
 from tfbuild.pipeline.flavours.makefile import DOWNLOAD_STEP, FORGET_STEP
-from tfbuild.pipeline.plan import BuildPlan, Step
+from tfbuild.pipeline.planning.plan import BuildPlan, Step
 from tfbuild.tree.facts import MAKEFILE, MAKEFILE_DIR
 from tfbuild.tree.makefile_sources import count_objects
 

@@ -15,9 +15,9 @@ or a stand-in laid out the same way); nothing is special-cased for one NDK:
 :func:`inspect_ndk` reads them into an :class:`NdkInfo`; :func:`check_abi` and
 :func:`check_api_level` refuse a target the NDK cannot build, each with one line naming the NDK,
 what it has and what the build needs. Which NDK majors a build takes is the flavour's rule: the
-tree's own list for Bazel (:func:`tfbuild.pipeline.workspace.check_ndk_supported`), the GCC
+tree's own list for Bazel (:func:`tfbuild.pipeline.flavours.workspace.check_ndk_supported`), the GCC
 toolchains or tfbuild's clang adapter for the contrib Makefile
-(:func:`tfbuild.pipeline.android.ndk_clang.choose_adapter`).
+(:func:`tfbuild.pipeline.outputs.android.ndk_clang.choose_adapter`).
 """
 
 from __future__ import annotations

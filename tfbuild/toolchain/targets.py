@@ -108,7 +108,7 @@ class NsyncBuild:
 class NdkClangBuild:
     """How tfbuild builds the contrib Makefile's ``TARGET=ANDROID`` with a clang-only NDK (r19
     and newer), whose GCC toolchains, ``platforms/`` sysroot and gnustl the Makefile's Android
-    section names (:mod:`tfbuild.pipeline.android.ndk_clang`). ``triple`` is clang's
+    section names (:mod:`tfbuild.pipeline.outputs.android.ndk_clang`). ``triple`` is clang's
     ``--target`` without the API level (``aarch64-linux-android``); ``abi_triple`` names the
     NDK's ``sysroot/usr/lib/<abi_triple>`` and is protobuf's ``configure --host``; ``arch_flags``
     go to every compile (TensorFlow, protobuf, nsync); ``ldflags`` to the benchmark's link.
@@ -141,7 +141,7 @@ class MakefileProfile:
     """The newest NDK the Makefile's own Android section builds with (its GCC toolchains)."""
     ndk_gcc_stl: str | None = None
     """The C++ runtime that section compiles against (``gnustl_static``); the clang adapter's is
-    libc++ (:data:`~tfbuild.pipeline.android.ndk_clang.CLANG_STL`)."""
+    libc++ (:data:`~tfbuild.pipeline.outputs.android.ndk_clang.CLANG_STL`)."""
     ndk_clang: NdkClangBuild | None = None
     """How a newer, clang-only NDK builds the target; None: such NDKs are refused."""
     linker: Linker = "bfd"

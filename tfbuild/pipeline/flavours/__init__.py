@@ -23,13 +23,13 @@ from typing import Final, Protocol
 
 from tfbuild.errors import ConfigError, SourceTreeError
 from tfbuild.flavour import Flavour
+from tfbuild.pipeline.declarations.options import BuildOptions
 from tfbuild.pipeline.flavours import bazel, makefile, ops_library
 from tfbuild.pipeline.flavours.layout import HEADER_NAME, HEADER_SUBDIR, PlanRequest, Preparation
-from tfbuild.pipeline.ops_library import InstalledTensorFlow
-from tfbuild.pipeline.options import BuildOptions
-from tfbuild.pipeline.per_file_selection import PerFileSelection
-from tfbuild.pipeline.plan import BuildPlan
-from tfbuild.pipeline.reproducible import EPOCH_VARIABLE, Reproducibility, choose_epoch
+from tfbuild.pipeline.flavours.per_file_selection import PerFileSelection
+from tfbuild.pipeline.op_library.compile_plan import InstalledTensorFlow
+from tfbuild.pipeline.planning.plan import BuildPlan
+from tfbuild.pipeline.planning.reproducible import EPOCH_VARIABLE, Reproducibility, choose_epoch
 from tfbuild.toolchain.targets import TargetProfile, get_target
 from tfbuild.tree.facts import TreeFacts
 from tfbuild.tree.mobile_types import MobileTypes
@@ -95,7 +95,7 @@ def plan_build(
 
 
 def _with_build_time(plan: BuildPlan, options: BuildOptions, tree: TreeFacts | None) -> BuildPlan:
-    """``plan`` with every step run at one ``SOURCE_DATE_EPOCH`` (:mod:`tfbuild.pipeline.reproducible`)."""
+    """``plan`` with every step run at one ``SOURCE_DATE_EPOCH`` (:mod:`tfbuild.pipeline.planning.reproducible`)."""
     epoch, origin = choose_epoch(options.source_date_epoch, tree.root if tree is not None else None)
     made = plan.reproducibility or Reproducibility()
     return dataclasses.replace(

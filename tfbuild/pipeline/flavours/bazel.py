@@ -13,7 +13,7 @@ and the NDK API level, before anything is written), and Bazel keeps its output r
 cache volume. Outputs under ``bazel-bin`` are symlinks into that volume, so a last step copies
 them (dereferenced) into the output dir.
 
-A size profile (:mod:`tfbuild.pipeline.size_profiles`) becomes ``--per_file_copt=.*@<its
+A size profile (:mod:`tfbuild.pipeline.declarations.size_profiles`) becomes ``--per_file_copt=.*@<its
 flags>``, then ``--per_file_copt=<hot kernel sources>@-O2``, and ``--linkopt``. Bazel puts a
 compile's flags in this order: toolchain (``-c opt``: ``-O2``), ``--copt``, the rule's
 ``copts``, then each matching ``--per_file_copt`` in command-line order. A plain ``--copt=-Os``
@@ -22,7 +22,7 @@ profile's flags ride on ``--per_file_copt`` and the last ``-O`` of a hot kernel'
 hot one. Coming after ``--copt``, they also win over ``--extra-cflag``. Host tools (protoc)
 keep ``-c opt``; real Bazel 0.26.1 shows the order in ``tests/test_size_profiles.py``.
 
-A fleet's shared cache (:mod:`tfbuild.pipeline.remote`) is Bazel's HTTP or gRPC remote cache; the
+A fleet's shared cache (:mod:`tfbuild.pipeline.caches.remote`) is Bazel's HTTP or gRPC remote cache; the
 build step's output is kept apart (``bazel-build.log``) for its process summary, the hit counts
 the manifest records.
 """
@@ -34,6 +34,9 @@ from pathlib import Path, PurePosixPath
 
 from tfbuild.errors import ConfigError
 from tfbuild.flavour import Flavour
+from tfbuild.pipeline.caches.remote import BAZEL_STEP_LOG, bazel_cache_argv, bazel_keeps_disk_cache, bazel_remote
+from tfbuild.pipeline.declarations.options import BuildOptions
+from tfbuild.pipeline.declarations.size_profiles import apply_size_profile
 from tfbuild.pipeline.flavours.layout import (
     BuildLayout,
     PlanRequest,
@@ -45,13 +48,10 @@ from tfbuild.pipeline.flavours.layout import (
     toolchain_image,
     tree_header_file,
 )
-from tfbuild.pipeline.notes import Note
-from tfbuild.pipeline.options import BuildOptions
-from tfbuild.pipeline.plan import AppliedSizeProfile, Artifact, BuildPlan, GeneratedFile, Step
-from tfbuild.pipeline.protobuf_runtime import refuse_for_bazel
-from tfbuild.pipeline.remote import BAZEL_STEP_LOG, bazel_cache_argv, bazel_keeps_disk_cache, bazel_remote
-from tfbuild.pipeline.size_profiles import apply_size_profile
-from tfbuild.pipeline.workspace import apply_block, render_android_block, resolve_android_repositories
+from tfbuild.pipeline.flavours.workspace import apply_block, render_android_block, resolve_android_repositories
+from tfbuild.pipeline.planning.notes import Note
+from tfbuild.pipeline.planning.plan import AppliedSizeProfile, Artifact, BuildPlan, GeneratedFile, Step
+from tfbuild.pipeline.planning.protobuf_runtime import refuse_for_bazel
 from tfbuild.toolchain.targets import BazelProfile, BazelTarget, TargetProfile
 from tfbuild.toolchain.tf_versions import TreeRequirements, tree_requirements
 from tfbuild.tree.facts import TreeFacts
@@ -164,7 +164,8 @@ def _bazel_argv(
     disk_cache: bool,
 ) -> tuple[str, ...]:
     """The ``bazel build`` command; ``disk_cache`` False leaves out ``--disk_cache`` (a Bazel
-    that would use it instead of the fleet's gRPC cache, :func:`~tfbuild.pipeline.remote.bazel_keeps_disk_cache`)."""
+    that would use it instead of the fleet's gRPC cache,
+    :func:`~tfbuild.pipeline.caches.remote.bazel_keeps_disk_cache`)."""
     options = request.options
     startup = (f"--output_user_root={layout.bazel_root}",) if layout.bazel_root is not None else ()
     # The disk cache keeps every app's outputs (the output base keeps only the last build's),

@@ -17,10 +17,10 @@ from pathlib import Path, PurePosixPath
 
 from tfbuild.errors import ConfigError
 from tfbuild.flavour import Flavour
-from tfbuild.pipeline.ops_library import InstalledTensorFlow, OpsLibraryPlan
-from tfbuild.pipeline.options import BuildOptions
-from tfbuild.pipeline.per_file_selection import PerFileSelection
-from tfbuild.pipeline.plan import GeneratedFile, ImageSpec, Mount
+from tfbuild.pipeline.declarations.options import BuildOptions
+from tfbuild.pipeline.flavours.per_file_selection import PerFileSelection
+from tfbuild.pipeline.op_library.compile_plan import InstalledTensorFlow, OpsLibraryPlan
+from tfbuild.pipeline.planning.plan import GeneratedFile, ImageSpec, Mount
 from tfbuild.toolchain.targets import TargetProfile
 from tfbuild.tree.facts import TreeFacts, parse_version
 from tfbuild.tree.mobile_types import MobileTypes
@@ -74,7 +74,8 @@ class PlanRequest:
     tensorflow: InstalledTensorFlow | None = None
     hot_files: tuple[str, ...] = ()
     """Tree sources registering the model's hot kernels (from the build's kernel index, see
-    :func:`~tfbuild.pipeline.size_profiles.hot_kernel_files`), for size profiles that compile them apart."""
+    :func:`~tfbuild.pipeline.declarations.size_profiles.hot_kernel_files`), for size profiles that
+    compile them apart."""
     kernel_files: tuple[str, ...] = ()
     """Tree sources registering any of the models' kernels (from the build's kernel index), for
     a lite build, which leaves out kernel sources that need the full runtime only when no needed

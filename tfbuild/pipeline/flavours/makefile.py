@@ -16,11 +16,11 @@ chosen from the models (:mod:`tfbuild.tree.mobile_types`): the slim set only whe
 they need is still registered with it, else the full set, as ``build_all_ios.sh -g`` sets it.
 
 Android: which NDK adapter builds the target is chosen from the NDK
-(:mod:`tfbuild.pipeline.android.ndk_clang`): the Makefile's own GCC section for NDK r17
+(:mod:`tfbuild.pipeline.outputs.android.ndk_clang`): the Makefile's own GCC section for NDK r17
 and older, or, for a clang-only NDK, tfbuild's adapter, which gives make the NDK's clang and the
 complete flag set on its command line and cross-builds protobuf and nsync with the same clang.
 
-A size profile (:mod:`tfbuild.pipeline.size_profiles`) adds its flags for every object to
+A size profile (:mod:`tfbuild.pipeline.declarations.size_profiles`) adds its flags for every object to
 ``OPTFLAGS`` too, after the target's own and before ``--extra-cflag``; of the ``-O`` levels only
 the last stays (the profile's, or ``--extra-cflag``'s), so each compile line names one level.
 Its per-file and link flags go into ``tfbuild-profile.mk``, written into the output directory
@@ -35,7 +35,7 @@ profile covers TensorFlow's objects and the benchmark; protobuf and nsync keep t
 
 In the container, ccache (a named volume per target) stands in front of the compiler, with the
 fleet's remote storage and distcc workers behind it when they are configured
-(:mod:`tfbuild.pipeline.remote`): TensorFlow's make step starts with zeroed statistics and the
+(:mod:`tfbuild.pipeline.caches.remote`): TensorFlow's make step starts with zeroed statistics and the
 plan ends by printing them, the hit counts the manifest records.
 """
 
@@ -51,7 +51,23 @@ from pathlib import Path, PurePosixPath
 
 from tfbuild.errors import ConfigError, SourceTreeError
 from tfbuild.flavour import Flavour
-from tfbuild.pipeline.android.jni_library import (
+from tfbuild.pipeline.caches.remote import CCACHE_STATS_FILE, makefile_remote
+from tfbuild.pipeline.declarations.options import BuildOptions
+from tfbuild.pipeline.declarations.size_profiles import apply_size_profile
+from tfbuild.pipeline.flavours.fixups import apply_fixups, make_flags
+from tfbuild.pipeline.flavours.layout import (
+    BuildLayout,
+    PlanRequest,
+    Preparation,
+    container_layout,
+    header_file,
+    local_layout,
+    require_path,
+    toolchain_image,
+    tree_header_file,
+)
+from tfbuild.pipeline.flavours.per_file_selection import APP_SELECTION_SOURCE, SELECTION_DIR, SELECTION_MAKEFILE
+from tfbuild.pipeline.outputs.android.jni_library import (
     JNI_DIR,
     HostJniRequest,
     JniLibraryPlan,
@@ -60,7 +76,7 @@ from tfbuild.pipeline.android.jni_library import (
     plan_host_jni_library,
     plan_jni_library,
 )
-from tfbuild.pipeline.android.ndk_clang import (
+from tfbuild.pipeline.outputs.android.ndk_clang import (
     CLANG_STL,
     CLANG_TAG,
     MAKEFILE_NDK_API_LEVEL,
@@ -74,23 +90,9 @@ from tfbuild.pipeline.android.ndk_clang import (
     nsync_make_variables,
     protobuf_configure,
 )
-from tfbuild.pipeline.fixups import apply_fixups, make_flags
-from tfbuild.pipeline.flavours.layout import (
-    BuildLayout,
-    PlanRequest,
-    Preparation,
-    container_layout,
-    header_file,
-    local_layout,
-    require_path,
-    toolchain_image,
-    tree_header_file,
-)
-from tfbuild.pipeline.notes import Note
-from tfbuild.pipeline.opt_level import one_optimisation_level
-from tfbuild.pipeline.options import BuildOptions
-from tfbuild.pipeline.per_file_selection import APP_SELECTION_SOURCE, SELECTION_DIR, SELECTION_MAKEFILE
-from tfbuild.pipeline.plan import (
+from tfbuild.pipeline.planning.notes import Note
+from tfbuild.pipeline.planning.opt_level import one_optimisation_level
+from tfbuild.pipeline.planning.plan import (
     AndroidNdkUse,
     AppliedFixup,
     AppliedSizeProfile,
@@ -99,7 +101,7 @@ from tfbuild.pipeline.plan import (
     GeneratedFile,
     Step,
 )
-from tfbuild.pipeline.protobuf_runtime import (
+from tfbuild.pipeline.planning.protobuf_runtime import (
     BENCHMARK_OBJECT,
     GIVEN_UP,
     LITE_DEFINE,
@@ -110,9 +112,7 @@ from tfbuild.pipeline.protobuf_runtime import (
     needs_text_proto_overload,
     profile_for,
 )
-from tfbuild.pipeline.remote import CCACHE_STATS_FILE, makefile_remote
-from tfbuild.pipeline.reproducible import Reproducibility, deterministic_ar_flags, prefix_maps
-from tfbuild.pipeline.size_profiles import apply_size_profile
+from tfbuild.pipeline.planning.reproducible import Reproducibility, deterministic_ar_flags, prefix_maps
 from tfbuild.templating import render
 from tfbuild.toolchain.android_ndk import CONTAINER_HOST, build_machine_host, inspect_ndk
 from tfbuild.toolchain.targets import Linker, MakefileProfile, TargetProfile, fill
@@ -300,7 +300,7 @@ class _LiteProtos:
 
 
 def _lite_files(request: PlanRequest, layout: BuildLayout) -> _LiteProtos | None:
-    """What ``--protobuf-runtime lite`` adds to the build (:mod:`tfbuild.pipeline.protobuf_runtime`)."""
+    """What ``--protobuf-runtime lite`` adds to the build (:mod:`tfbuild.pipeline.planning.protobuf_runtime`)."""
     if request.options.protobuf_runtime != "lite":
         return None
     assert request.tree is not None
@@ -359,7 +359,7 @@ def _selection_notes(request: PlanRequest) -> tuple[Note, ...]:
 
 def _selection_files(request: PlanRequest) -> tuple[GeneratedFile, ...]:
     """Under per-file selection: each source's header beside the build's, the app's op list for
-    run time, and the makefile of per-object flags (:mod:`tfbuild.pipeline.per_file_selection`)."""
+    run time, and the makefile of per-object flags (:mod:`tfbuild.pipeline.flavours.per_file_selection`)."""
     selection = request.selection
     if selection is None:
         return ()
@@ -389,7 +389,7 @@ def _profile_makefile(request: PlanRequest, size: AppliedSizeProfile) -> Generat
 
 @dataclass(frozen=True)
 class RenameProtobuf:
-    """The protobuf rename as a step's :attr:`~tfbuild.pipeline.plan.Step.host_action`: planned
+    """The protobuf rename as a step's :attr:`~tfbuild.pipeline.planning.plan.Step.host_action`: planned
     when the step runs, on the tree as the download step left it (:mod:`tfbuild.tree.protobuf_rename`),
     and applied, its tracked rewrites committed on tfbuild's work branch."""
 
@@ -622,7 +622,7 @@ class _Makefile:
 
     def _prefix_maps(self) -> tuple[str, ...]:
         """The tree's root as ``.`` and the header's directory as ``tfbuild-header`` in every
-        ``__FILE__`` and debug path (:mod:`tfbuild.pipeline.reproducible`)."""
+        ``__FILE__`` and debug path (:mod:`tfbuild.pipeline.planning.reproducible`)."""
         if self._gcc_ndk:
             return ()
         if self.request.selection is not None:
@@ -674,7 +674,7 @@ class _Makefile:
 
     def jni_library(self, size: AppliedSizeProfile, artifacts: tuple[Artifact, ...],
                     tree_api: TreeJavaApi | None) -> JniLibraryPlan:
-        """The JNI library's steps (:mod:`tfbuild.pipeline.android.jni_library`), from the archives
+        """The JNI library's steps (:mod:`tfbuild.pipeline.outputs.android.jni_library`), from the archives
         the build makes, with the clang adapter's flags (without ccache: it links too)."""
         clang, adapter, tree = self.clang, self.adapter, self.request.tree
         assert clang is not None
@@ -783,7 +783,7 @@ def _makefile_path(layout: BuildLayout, relative: str) -> PurePosixPath:
 
 def _android_adapter(request: PlanRequest, profile: MakefileProfile, host: str) -> NdkAdapter | None:
     """For a target that needs an NDK: read it and choose how the Makefile builds with it,
-    before anything else is planned (:func:`~tfbuild.pipeline.android.ndk_clang.choose_adapter`)."""
+    before anything else is planned (:func:`~tfbuild.pipeline.outputs.android.ndk_clang.choose_adapter`)."""
     if "ndk" not in request.profile.requires:
         return None
     assert request.tree is not None

@@ -6,17 +6,17 @@ their ops and kernels register. Linux x86_64 gets a shared object that ``tf.load
 loads; cross targets get a static archive to link (whole) into the app. Before the models are
 analysed, :func:`prepare` plans the same sources' plain build for this machine, which the build
 runs first and TensorFlow loads, so that the analysis finds the library's kernels. The compile and
-archive/link commands come from :mod:`tfbuild.pipeline.ops_library`, the same planner ``tfbuild`` uses to
+archive/link commands come from :mod:`tfbuild.pipeline.op_library.compile_plan`, the same planner ``tfbuild`` uses to
 build op libraries on the host, with the target's compiler and flags from its profile.
 
-A size profile (:mod:`tfbuild.pipeline.size_profiles`) adds its compile flags after the target's
+A size profile (:mod:`tfbuild.pipeline.declarations.size_profiles`) adds its compile flags after the target's
 (so its ``-O`` level replaces the planner's ``-O2``) and before ``--extra-cflag``, and its link
 flags to a shared library's link. A static archive is not linked: the plan notes the flags the
 app's link should add. An app's own sources are not in a tree's kernel index, so no file is
 treated as hot: ``small`` compiles all of them with ``-Os``.
 
 A shared library linked with a profile's flags also gets an export file
-(:data:`~tfbuild.pipeline.exports.OP_LIBRARY`, written to the output directory before the build):
+(:data:`~tfbuild.pipeline.outputs.exports.OP_LIBRARY`, written to the output directory before the build):
 it exports nothing, since TensorFlow finds its kernels through the registrations its static
 initializers make, so ``--gc-sections`` can drop every function those registrations do not reach.
 """
@@ -27,7 +27,8 @@ from pathlib import Path, PurePosixPath
 
 from tfbuild.errors import ConfigError, ToolchainError
 from tfbuild.flavour import Flavour
-from tfbuild.pipeline.exports import OP_LIBRARY, ExportFile, render_export_file
+from tfbuild.pipeline.declarations.options import BuildOptions
+from tfbuild.pipeline.declarations.size_profiles import apply_size_profile
 from tfbuild.pipeline.flavours.layout import (
     BuildLayout,
     PlanRequest,
@@ -38,10 +39,14 @@ from tfbuild.pipeline.flavours.layout import (
     refuse_per_file_selection,
     toolchain_image,
 )
-from tfbuild.pipeline.ops_library import InstalledTensorFlow, OpsLibrarySpec, installed_tensorflow, plan_ops_library
-from tfbuild.pipeline.options import BuildOptions
-from tfbuild.pipeline.plan import AppliedSizeProfile, Artifact, BuildPlan, GeneratedFile
-from tfbuild.pipeline.size_profiles import apply_size_profile
+from tfbuild.pipeline.op_library.compile_plan import (
+    InstalledTensorFlow,
+    OpsLibrarySpec,
+    installed_tensorflow,
+    plan_ops_library,
+)
+from tfbuild.pipeline.outputs.exports import OP_LIBRARY, ExportFile, render_export_file
+from tfbuild.pipeline.planning.plan import AppliedSizeProfile, Artifact, BuildPlan, GeneratedFile
 from tfbuild.toolchain.targets import OpsLibraryProfile, TargetProfile, fill
 from tfbuild.tree.facts import TreeFacts
 

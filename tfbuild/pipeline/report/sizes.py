@@ -19,7 +19,7 @@ from pathlib import Path
 from tfbuild.errors import InputFileError, TfbuildError
 from tfbuild.model.benchmark import PROGRAM, BenchmarkCommand, benchmark_command
 from tfbuild.model.header import parse_header
-from tfbuild.pipeline.manifest import FileRecord, Manifest
+from tfbuild.pipeline.outputs.manifest import FileRecord, Manifest
 from tfbuild.pipeline.report.attribution import Attribution, SourceMap, attribute, source_map
 from tfbuild.pipeline.report.baseline import (
     ArtifactFigures,

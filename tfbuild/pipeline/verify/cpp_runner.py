@@ -1,12 +1,12 @@
 """The C++ runner: a small program linked against a Makefile build's libraries, compiled and run
-as a :class:`~tfbuild.pipeline.plan.BuildPlan`.
+as a :class:`~tfbuild.pipeline.planning.plan.BuildPlan`.
 
 Its source is rendered from ``templates/verify/runner.cc.j2`` and ``tensor_file.h.j2`` into the
 verification's directory. It is compiled with the target's compiler and its own flags (the
 profile's ``CXX`` and ``optflags``: ``-march``, float ABI), against the headers of the tree that
 was built (the include directories ``tfbuild linkflags`` gives apps), and linked as an app links
 the libraries: ``libtensorflow-core.a`` whole, then protobuf, nsync and the system libraries,
-and the link flags of the build's size profile (:func:`~tfbuild.pipeline.linkflags.link_inputs`).
+and the link flags of the build's size profile (:func:`~tfbuild.pipeline.outputs.linkflags.link_inputs`).
 For Android (a Makefile build of the clang adapter), the compiler is the NDK's clang the build
 used (the manifest's ``android_ndk``, or ``--ndk``) with the adapter's ``CXX`` and ``CXXFLAGS``
 (``--target``, the NDK's sysroot, libc++, the ABI's flags), and the runner is linked ``-static``
@@ -28,11 +28,11 @@ from pathlib import Path, PurePosixPath
 from tfbuild import __version__
 from tfbuild.errors import ConfigError, InputFileError, ToolchainError
 from tfbuild.flavour import Flavour
-from tfbuild.pipeline.android.ndk_clang import clang_toolchain, fixup_values, static_app
 from tfbuild.pipeline.flavours.layout import CONTAINER_NDK, CONTAINER_OUT, CONTAINER_SRC
 from tfbuild.pipeline.flavours.makefile import FULL_TYPES
-from tfbuild.pipeline.linkflags import HEADER_DIRS, link_inputs
-from tfbuild.pipeline.plan import BuildPlan, GeneratedFile, ImageSpec, Mount, Step
+from tfbuild.pipeline.outputs.android.ndk_clang import clang_toolchain, fixup_values, static_app
+from tfbuild.pipeline.outputs.linkflags import HEADER_DIRS, link_inputs
+from tfbuild.pipeline.planning.plan import BuildPlan, GeneratedFile, ImageSpec, Mount, Step
 from tfbuild.pipeline.verify.tensor_file import MAGIC, MAX_NAME_BYTES, MAX_RANK
 from tfbuild.templating import render
 from tfbuild.toolchain.android_ndk import CONTAINER_HOST, NdkInfo, build_machine_host

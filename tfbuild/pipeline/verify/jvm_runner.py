@@ -19,7 +19,7 @@ from pathlib import Path, PurePosixPath
 from tfbuild import __version__
 from tfbuild.errors import InputFileError, ToolchainError
 from tfbuild.flavour import Flavour
-from tfbuild.pipeline.plan import AndroidJniRecord, BuildPlan, GeneratedFile, Step
+from tfbuild.pipeline.planning.plan import AndroidJniRecord, BuildPlan, GeneratedFile, Step
 from tfbuild.pipeline.verify.tensor_file import MAGIC
 from tfbuild.resources import templates_dir
 from tfbuild.templating import render

@@ -29,10 +29,10 @@ from typing import TYPE_CHECKING, Literal
 from tfbuild.errors import ConfigError, InputFileError, ToolchainError, VerificationError
 from tfbuild.fileio import MODEL_SIZE_LIMIT, atomic_write_bytes, read_input_bytes, sha256_file
 from tfbuild.flavour import Flavour
-from tfbuild.pipeline.executor import StepFailed, execute_plan
 from tfbuild.pipeline.flavours.ops_library import host_library_path
-from tfbuild.pipeline.manifest import MANIFEST_NAME, FileRecord, Manifest, update_manifest
-from tfbuild.pipeline.plan import AndroidJniRecord, AndroidNdkUse, BuildPlan, ImageSpec, Step
+from tfbuild.pipeline.outputs.manifest import MANIFEST_NAME, FileRecord, Manifest, update_manifest
+from tfbuild.pipeline.planning.executor import StepFailed, execute_plan
+from tfbuild.pipeline.planning.plan import AndroidJniRecord, AndroidNdkUse, BuildPlan, ImageSpec, Step
 from tfbuild.pipeline.verify.compare import DEFAULT_TOLERANCE, TOLERANCE_RULE, TensorDiff, compare_run
 from tfbuild.pipeline.verify.cpp_runner import COMPILE_STEP, CppRunnerRequest, RunnerJob, plan_cpp_runner
 from tfbuild.pipeline.verify.jvm_runner import COMPILE_STEP as JVM_COMPILE_STEP

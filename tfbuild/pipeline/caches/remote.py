@@ -14,7 +14,7 @@ Credentials. A cache URL may carry ``user:password@`` (ccache and Bazel both tak
 auth that way). It is held as a :class:`SecretUrl`, whose text everywhere (plans, logs,
 manifests, errors, ``tfbuild config show``) is ``user:***@host``. The URL itself reaches the
 build only through the container's (or the local build's) environment, in
-:attr:`~tfbuild.pipeline.plan.BuildPlan.secret_env`, never through an argv or a step's env, which
+:attr:`~tfbuild.pipeline.planning.plan.BuildPlan.secret_env`, never through an argv or a step's env, which
 are logged and recorded. A Bazel step that needs it reads it from that variable through a fixed
 ``sh -c`` line that expands nothing else.
 
@@ -38,7 +38,7 @@ from pathlib import Path, PurePosixPath
 from urllib.parse import SplitResult, urlsplit
 
 from tfbuild.errors import ConfigError
-from tfbuild.pipeline.notes import Note
+from tfbuild.pipeline.planning.notes import Note
 
 CACHE_URL_ENV = "TFBUILD_REMOTE_CACHE_URL"
 """The variable that carries the cache URL into the build (container or local)."""

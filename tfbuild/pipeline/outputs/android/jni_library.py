@@ -1,7 +1,7 @@
 """The JNI library of an Android build: ``lib<name>.so``, what an app's Java code loads.
 
 It is linked by two steps at the end of a Makefile build with the NDK's clang (the clang
-adapter, :mod:`tfbuild.pipeline.android.ndk_clang`), from what that build made:
+adapter, :mod:`tfbuild.pipeline.outputs.android.ndk_clang`), from what that build made:
 
 - the native side of the AAR's Java class (``templates/android/jni_inference.cc.j2``: create a
   Session from a GraphDef, run it, close it), compiled with the build's own ``CXXFLAGS``
@@ -10,7 +10,7 @@ adapter, :mod:`tfbuild.pipeline.android.ndk_clang`), from what that build made:
   calls a kernel by name: TensorFlow finds kernels through the registrars of their static
   initializers, which only a whole archive keeps. protobuf and nsync follow as plain archives.
 - ``--gc-sections`` with a version script exporting only ``JNI_OnLoad`` and the ``Java_*``
-  methods (:data:`~tfbuild.pipeline.exports.JNI`): every other symbol is local, so the linker can
+  methods (:data:`~tfbuild.pipeline.outputs.exports.JNI`): every other symbol is local, so the linker can
   drop what neither the exports nor the registrars reach. The registrars themselves are never
   hidden or dropped: ``.init_array`` is a GC root.
 - libc++ linked statically (``-static-libstdc++``) with its symbols kept out of the dynamic
@@ -41,13 +41,13 @@ from pathlib import Path, PurePosixPath
 
 from tfbuild import __version__
 from tfbuild.errors import ConfigError, ToolchainError
-from tfbuild.pipeline.android.names import JAVA_CLASS, TENSORFLOW_JNI_LIBRARY, JavaApi, jni_prefix
-from tfbuild.pipeline.android.ndk_clang import ClangToolchain, static_app
-from tfbuild.pipeline.exports import JNI, render_export_file
-from tfbuild.pipeline.linkflags import HEADER_DIRS
-from tfbuild.pipeline.notes import Note
-from tfbuild.pipeline.opt_level import one_optimisation_level
-from tfbuild.pipeline.plan import AndroidJniRecord, AppliedSizeProfile, Artifact, GeneratedFile, Step
+from tfbuild.pipeline.outputs.android.names import JAVA_CLASS, TENSORFLOW_JNI_LIBRARY, JavaApi, jni_prefix
+from tfbuild.pipeline.outputs.android.ndk_clang import ClangToolchain, static_app
+from tfbuild.pipeline.outputs.exports import JNI, render_export_file
+from tfbuild.pipeline.outputs.linkflags import HEADER_DIRS
+from tfbuild.pipeline.planning.notes import Note
+from tfbuild.pipeline.planning.opt_level import one_optimisation_level
+from tfbuild.pipeline.planning.plan import AndroidJniRecord, AppliedSizeProfile, Artifact, GeneratedFile, Step
 from tfbuild.templating import render
 from tfbuild.tree.build_files.op_files_list import listed_paths
 from tfbuild.tree.java_api import LITE_MESSAGE_NOTE, TreeJavaApi, find_java_api, lite_adapted, read_java_api

@@ -34,7 +34,7 @@ from typing import Annotated
 
 from tfbuild.config import Check, read_toml
 from tfbuild.errors import ConfigError
-from tfbuild.pipeline.plan import AppliedFixup, Step
+from tfbuild.pipeline.planning.plan import AppliedFixup, Step
 from tfbuild.resources import toolchains_dir
 from tfbuild.templating import render
 from tfbuild.tree.facts import TensorFlowVersion

@@ -14,9 +14,9 @@ from pathlib import Path, PurePosixPath
 from typing import Literal, Protocol
 
 from tfbuild.flavour import Flavour
-from tfbuild.pipeline.notes import Note, NoteKind
-from tfbuild.pipeline.protobuf_runtime import ProtobufRuntime
-from tfbuild.pipeline.reproducible import Reproducibility
+from tfbuild.pipeline.planning.notes import Note, NoteKind
+from tfbuild.pipeline.planning.protobuf_runtime import ProtobufRuntime
+from tfbuild.pipeline.planning.reproducible import Reproducibility
 from tfbuild.toolchain.image_spec import ImageSpec, Mount
 from tfbuild.tree.mobile_types import MobileTypes
 
@@ -86,7 +86,7 @@ class Artifact:
 
 @dataclass(frozen=True)
 class AppliedFixup:
-    """A toolchain fix-up (:mod:`tfbuild.pipeline.fixups`) as a plan carries it: which, why, and
+    """A toolchain fix-up (:mod:`tfbuild.pipeline.flavours.fixups`) as a plan carries it: which, why, and
     the step it went into."""
 
     name: str
@@ -96,7 +96,7 @@ class AppliedFixup:
 
 @dataclass(frozen=True)
 class AppliedSizeProfile:
-    """A size profile (:mod:`tfbuild.pipeline.size_profiles`) as a plan applies it: the flags it
+    """A size profile (:mod:`tfbuild.pipeline.declarations.size_profiles`) as a plan applies it: the flags it
     adds for this target and flavour, the files it compiles apart, and how it was decided."""
 
     name: str
@@ -187,15 +187,16 @@ class BuildPlan:
     mobile_types: MobileTypes | None = None
     """The type set of a mobile (Android, iOS) build of a tree, and why it was chosen."""
     reproducibility: Reproducibility | None = None
-    """What the plan does for reproducible artifacts (:mod:`tfbuild.pipeline.reproducible`)."""
+    """What the plan does for reproducible artifacts (:mod:`tfbuild.pipeline.planning.reproducible`)."""
     android_jni: AndroidJniRecord | None = None
     """The JNI library an Android build links and what it exports (None: not an Android build)."""
     secret_env: Mapping[str, str] = field(default_factory=dict, repr=False)
     """Variables the build gets that may hold credentials (the remote cache URL,
-    :mod:`tfbuild.pipeline.remote`): given to the container or local build only; plans, logs and
+    :mod:`tfbuild.pipeline.caches.remote`): given to the container or local build only; plans, logs and
     the manifest name them and never show their values."""
     network: str | None = None
     """The container's network: None for Docker's bridge, ``host`` when a cache or distcc
     worker is on this machine's loopback."""
     protobuf_runtime: ProtobufRuntime = "full"
-    """The protobuf runtime TensorFlow's protos were generated for (:mod:`tfbuild.pipeline.protobuf_runtime`)."""
+    """The protobuf runtime TensorFlow's protos were generated for
+    (:mod:`tfbuild.pipeline.planning.protobuf_runtime`)."""

@@ -24,7 +24,7 @@ from typing import TypeVar
 from tfbuild import __version__
 from tfbuild.errors import ConfigError, SourceTreeError
 from tfbuild.fileio import atomic_write_text
-from tfbuild.pipeline.options import AndroidOptions
+from tfbuild.pipeline.declarations.options import AndroidOptions
 from tfbuild.templating import render
 from tfbuild.toolchain.android_ndk import NdkInfo, check_abi, check_api_level, inspect_ndk
 from tfbuild.toolchain.targets import TargetProfile

@@ -1,6 +1,6 @@
-"""Running an :class:`~tfbuild.pipeline.ops_library.OpsLibraryPlan` on this machine.
+"""Running an :class:`~tfbuild.pipeline.op_library.compile_plan.OpsLibraryPlan` on this machine.
 
-The plan is made by :mod:`tfbuild.pipeline.ops_library`; this module only runs it, through the
+The plan is made by :mod:`tfbuild.pipeline.op_library.compile_plan`; this module only runs it, through the
 executor, and turns a failed compile or link into the one line a user needs (the failing source
 and its first compiler error).
 """
@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING
 
 from tfbuild.errors import BuildError, InputFileError, ToolchainError
 from tfbuild.fileio import sha256_file
-from tfbuild.pipeline.executor import StepFailed, execute_plan
-from tfbuild.pipeline.ops_library import OpsLibraryPlan
+from tfbuild.pipeline.op_library.compile_plan import OpsLibraryPlan
+from tfbuild.pipeline.planning.executor import StepFailed, execute_plan
 
 if TYPE_CHECKING:
     from rich.console import Console

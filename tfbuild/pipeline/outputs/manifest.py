@@ -25,10 +25,10 @@ from tfbuild.config import read_mapping
 from tfbuild.errors import ConfigError, InputFileError, ManifestError
 from tfbuild.fileio import atomic_write_text, nesting_bounded, read_input_bytes, sha256_file, sha256_tree
 from tfbuild.flavour import Flavour
-from tfbuild.pipeline.elf_pages import load_alignment
-from tfbuild.pipeline.plan import AndroidJniRecord, AndroidNdkUse, AppliedSizeProfile, BuildPlan
-from tfbuild.pipeline.protobuf_runtime import ProtobufRuntime
-from tfbuild.pipeline.reproducible import Reproducibility
+from tfbuild.pipeline.outputs.elf_pages import load_alignment
+from tfbuild.pipeline.planning.plan import AndroidJniRecord, AndroidNdkUse, AppliedSizeProfile, BuildPlan
+from tfbuild.pipeline.planning.protobuf_runtime import ProtobufRuntime
+from tfbuild.pipeline.planning.reproducible import Reproducibility
 from tfbuild.tree.mobile_types import MobileTypes
 
 MANIFEST_NAME = "manifest.json"

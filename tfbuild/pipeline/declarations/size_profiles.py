@@ -16,7 +16,7 @@ profiles (``toolchains/tensorflow/size_profiles.toml``) are:
 Link flags depend on the linker (GNU ld has no identical code folding; Apple's ld64 dead-strips
 instead of ``--gc-sections``), which each target's profile names per flavour
 (:attr:`~tfbuild.toolchain.targets.MakefileProfile.linker`). :func:`apply_size_profile` turns a
-profile, a linker and the hot files into the :class:`~tfbuild.pipeline.plan.AppliedSizeProfile` a
+profile, a linker and the hot files into the :class:`~tfbuild.pipeline.planning.plan.AppliedSizeProfile` a
 plan carries, with a note for everything left out; each flavour then passes it its own way.
 
 Link-time optimisation is left out: the main artifact is a static archive that the app's own
@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, get_args
 
 from tfbuild.config import read_toml
 from tfbuild.errors import ConfigError
-from tfbuild.pipeline.plan import AppliedSizeProfile
+from tfbuild.pipeline.planning.plan import AppliedSizeProfile
 from tfbuild.resources import toolchains_dir
 from tfbuild.toolchain.targets import Linker
 

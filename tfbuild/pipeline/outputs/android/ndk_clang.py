@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from tfbuild.errors import ConfigError
-from tfbuild.pipeline.notes import Note
+from tfbuild.pipeline.planning.notes import Note
 from tfbuild.toolchain.android_ndk import (
     CLANG_ONLY_MAJOR,
     LLVM_PREBUILT,

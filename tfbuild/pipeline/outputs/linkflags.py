@@ -13,7 +13,7 @@ the app's own link to collect, fold and strip), and the C++ runtime an Android b
 were compiled against (the manifest's ``android_ndk``).
 
 A shared library the app links (JNI, a plugin) can also export only what its users call
-(:mod:`tfbuild.pipeline.exports`): the export file is written beside the snippets, which add the
+(:mod:`tfbuild.pipeline.outputs.exports`): the export file is written beside the snippets, which add the
 flag that uses it to shared-library links only.
 """
 
@@ -26,9 +26,9 @@ from pathlib import Path
 from tfbuild import __version__
 from tfbuild.errors import ConfigError, InputFileError
 from tfbuild.fileio import atomic_write_text
-from tfbuild.pipeline.exports import ExportFile, ExportList, render_export_file
-from tfbuild.pipeline.manifest import MANIFEST_NAME, Manifest
-from tfbuild.pipeline.protobuf_runtime import LITE_MACRO, link_for, require_generated
+from tfbuild.pipeline.outputs.exports import ExportFile, ExportList, render_export_file
+from tfbuild.pipeline.outputs.manifest import MANIFEST_NAME, Manifest
+from tfbuild.pipeline.planning.protobuf_runtime import LITE_MACRO, link_for, require_generated
 from tfbuild.templating import render
 from tfbuild.toolchain.targets import Linker, Snippet, TargetProfile
 

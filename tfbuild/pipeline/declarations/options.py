@@ -2,7 +2,7 @@
 
 Every option is one :class:`Option` in :data:`OPTIONS`: its name (the attribute of
 :class:`BuildOptions` or one of its groups that holds it), its kind of value
-(:mod:`tfbuild.pipeline.option_kinds`: parser, TOML type, flag type, metavar), its default, its
+(:mod:`tfbuild.pipeline.declarations.option_kinds`: parser, TOML type, flag type, metavar), its default, its
 help text, its ``[table] key`` in ``tfbuild.toml``, its environment variables and its flags.
 Everything else is made from that declaration: the tables :func:`tfbuild.config.read_toml` reads
 ``tfbuild.toml`` into (:data:`ConfigFile`; unknown keys are errors with a "did you mean", wrong
@@ -38,14 +38,14 @@ from tfbuild.errors import ConfigError
 from tfbuild.flavour import Flavour
 from tfbuild.model.header import DEFAULT_OPS as HEADER_DEFAULT_OPS
 from tfbuild.model.header import HeaderOptions
-from tfbuild.pipeline import option_kinds as kinds
-from tfbuild.pipeline.android.names import DEFAULT_JAVA_PACKAGE, DEFAULT_JNI_LIBRARY, JavaApi
-from tfbuild.pipeline.option_kinds import Kind
-from tfbuild.pipeline.remote import RemoteOptions, SecretUrl
+from tfbuild.pipeline.caches.remote import RemoteOptions, SecretUrl
+from tfbuild.pipeline.declarations import option_kinds as kinds
+from tfbuild.pipeline.declarations.option_kinds import Kind
+from tfbuild.pipeline.outputs.android.names import DEFAULT_JAVA_PACKAGE, DEFAULT_JNI_LIBRARY, JavaApi
 from tfbuild.tree.mobile_types import MobileTypesMode
 
 if TYPE_CHECKING:  # the runtime module reads trees; --help loads these declarations without it
-    from tfbuild.pipeline.protobuf_runtime import ProtobufRuntime
+    from tfbuild.pipeline.planning.protobuf_runtime import ProtobufRuntime
 
 CONFIG_FILE_NAME = "tfbuild.toml"
 ENV_CONFIG = "TFBUILD_CONFIG"
@@ -155,7 +155,7 @@ def _cpu_count(context: DefaultContext) -> int:
 
 
 def _default_profile(context: DefaultContext) -> str:
-    from tfbuild.pipeline.size_profiles import default_profile
+    from tfbuild.pipeline.declarations.size_profiles import default_profile
 
     return default_profile()
 
@@ -317,7 +317,7 @@ class AndroidOptions:
     jni_library: str = DEFAULT_JNI_LIBRARY
     """The JNI library's name: ``lib<name>.so``, loaded by ``System.loadLibrary("<name>")``."""
     java_api: JavaApi = "auto"
-    """Which Java API the JNI library implements (:data:`~tfbuild.pipeline.android.names.JavaApi`)."""
+    """Which Java API the JNI library implements (:data:`~tfbuild.pipeline.outputs.android.names.JavaApi`)."""
 
 
 @dataclass(frozen=True)
@@ -348,21 +348,22 @@ class BuildOptions:
     ops_library_name: str
     extra_cflags: tuple[str, ...]
     size_profile: str
-    """A profile of ``toolchains/tensorflow/size_profiles.toml`` (:mod:`tfbuild.pipeline.size_profiles`)."""
+    """A profile of ``toolchains/tensorflow/size_profiles.toml``
+    (:mod:`tfbuild.pipeline.declarations.size_profiles`)."""
     protobuf_runtime: ProtobufRuntime
-    """The runtime TensorFlow's protos are generated for (:mod:`tfbuild.pipeline.protobuf_runtime`)."""
+    """The runtime TensorFlow's protos are generated for (:mod:`tfbuild.pipeline.planning.protobuf_runtime`)."""
     android: AndroidOptions
     config_file: Path | None
     per_file_selection: bool
-    """Each kernel and op source sees only its own selection (:mod:`tfbuild.pipeline.per_file_selection`;
+    """Each kernel and op source sees only its own selection (:mod:`tfbuild.pipeline.flavours.per_file_selection`;
     the Makefile flavour), so a second app rebuilds only the files whose selection changed."""
     source_date_epoch: int | None
     """Seconds since 1970 the build's date macros and archives get (None: the tree's commit time;
-    :mod:`tfbuild.pipeline.reproducible`)."""
+    :mod:`tfbuild.pipeline.planning.reproducible`)."""
     app: str | None
     """The ``[apps.NAME]`` of tfbuild.toml this build is for (None: the file's ``[build]`` alone)."""
     remote: RemoteOptions
-    """The fleet's shared compile cache and distcc workers (:mod:`tfbuild.pipeline.remote`)."""
+    """The fleet's shared compile cache and distcc workers (:mod:`tfbuild.pipeline.caches.remote`)."""
 
 
 @dataclass(frozen=True)

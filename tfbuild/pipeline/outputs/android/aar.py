@@ -3,7 +3,7 @@
 A CI builds one target per job (``tfbuild build --target android-arm64``, ``... android-armv7``:
 a matrix's cells), so the AAR is assembled afterwards from their output directories, the way a
 fan-in job would: each build's manifest says which JNI library it linked, for which ABI, Java
-package and minimum API level (``android_jni``, :class:`~tfbuild.pipeline.plan.AndroidJniRecord`).
+package and minimum API level (``android_jni``, :class:`~tfbuild.pipeline.planning.plan.AndroidJniRecord`).
 The builds must agree on the package and the library name (the native methods are named after
 the class), and each ABI may come once.
 
@@ -41,10 +41,10 @@ from pathlib import Path
 from tfbuild import __version__
 from tfbuild.errors import ConfigError, InputFileError, ManifestError, OutputPathError, ToolchainError
 from tfbuild.fileio import atomic_write_bytes, sha256_file
-from tfbuild.pipeline.android.jni_library import JAVA_DIR, JNI_DIR
-from tfbuild.pipeline.android.maven import Coordinates, Published, default_coordinates, publish
-from tfbuild.pipeline.manifest import MANIFEST_NAME, Manifest, update_manifest
-from tfbuild.pipeline.plan import AndroidJniRecord
+from tfbuild.pipeline.outputs.android.jni_library import JAVA_DIR, JNI_DIR
+from tfbuild.pipeline.outputs.android.maven import Coordinates, Published, default_coordinates, publish
+from tfbuild.pipeline.outputs.manifest import MANIFEST_NAME, Manifest, update_manifest
+from tfbuild.pipeline.planning.plan import AndroidJniRecord
 from tfbuild.resources import templates_dir
 from tfbuild.templating import render
 
@@ -214,7 +214,7 @@ def build_aar(out_dirs: Iterable[Path], aar: Path | None, *, javac: str = "javac
               stubs: Path | None = None, maven_repo: Path | None = None,
               coordinates: Coordinates | None = None) -> AarResult:
     """Assemble an AAR from the builds in ``out_dirs`` into ``aar`` and/or a Maven repository
-    (:mod:`~tfbuild.pipeline.android.maven`; coordinates default from the Java API and the tree's
+    (:mod:`~tfbuild.pipeline.outputs.android.maven`; coordinates default from the Java API and the tree's
     TensorFlow version); record it in their manifests. ``stubs`` is a class path of ``android.*``
     to compile the tree's Java API against (an SDK's ``android.jar``); without it, tfbuild's
     stand-ins."""

@@ -5,7 +5,7 @@ A :class:`Kind` bundles the parser every layer's value goes through (a TOML valu
 environment string, a flag as Typer converted it: the same checks, the same messages, each
 naming where the value came from), the type ``tfbuild.toml`` holds (checked first by
 :func:`tfbuild.config.read_toml`), the type a flag is converted to, and the flag's metavar. The
-options themselves are declared in :mod:`tfbuild.pipeline.options`, each with one kind.
+options themselves are declared in :mod:`tfbuild.pipeline.declarations.options`, each with one kind.
 
 Parsers take ``(raw, where, base)``: ``raw`` is whatever the layer gives (a string from the
 environment, a typed TOML value, a flag's value), ``where`` names the flag, variable or file key
@@ -27,12 +27,18 @@ from tfbuild.config import check_choice
 from tfbuild.errors import ConfigError
 from tfbuild.flavour import Flavour
 from tfbuild.model.header import GRANULARITIES, HeaderOptions
-from tfbuild.pipeline.android.names import JAVA_APIS, JavaApi, check_java_api, check_java_package, check_library_name
-from tfbuild.pipeline.remote import SecretUrl, parse_cache_url, parse_distcc_hosts
+from tfbuild.pipeline.caches.remote import SecretUrl, parse_cache_url, parse_distcc_hosts
+from tfbuild.pipeline.outputs.android.names import (
+    JAVA_APIS,
+    JavaApi,
+    check_java_api,
+    check_java_package,
+    check_library_name,
+)
 from tfbuild.tree.mobile_types import MOBILE_TYPES_MODES, MobileTypesMode
 
 if TYPE_CHECKING:
-    from tfbuild.pipeline.protobuf_runtime import ProtobufRuntime
+    from tfbuild.pipeline.planning.protobuf_runtime import ProtobufRuntime
 
 T_co = TypeVar("T_co", covariant=True)
 _NAME = re.compile(r"[a-z0-9][a-z0-9_.-]*\Z")
@@ -185,7 +191,7 @@ def _as_distcc_hosts(raw: object, where: str, base: Path) -> tuple[str, ...]:
 
 
 def _as_size_profile(raw: object, where: str, base: Path) -> str:
-    from tfbuild.pipeline.size_profiles import profile_names
+    from tfbuild.pipeline.declarations.size_profiles import profile_names
 
     text = as_str(raw, where, base)
     _checked(where, lambda: check_choice(text, profile_names(), noun="size profile"))
@@ -193,7 +199,7 @@ def _as_size_profile(raw: object, where: str, base: Path) -> str:
 
 
 def _as_protobuf_runtime(raw: object, where: str, base: Path) -> ProtobufRuntime:
-    from tfbuild.pipeline.protobuf_runtime import RUNTIMES  # reads the tree: not loaded on --help
+    from tfbuild.pipeline.planning.protobuf_runtime import RUNTIMES  # reads the tree: not loaded on --help
 
     text = as_str(raw, where, base)
     _checked(where, lambda: check_choice(text, RUNTIMES, noun="protobuf runtime"))

@@ -1,11 +1,11 @@
-"""Running a :class:`~tfbuild.pipeline.plan.BuildPlan`: the only module that executes one.
+"""Running a :class:`~tfbuild.pipeline.planning.plan.BuildPlan`: the only module that executes one.
 
 The plan already says everything (image, mounts, commands, generated files, artifacts); this
 module writes the generated files, makes sure the toolchain image exists, runs every step in
 ONE container (so state such as a configured tree or a warm Bazel server carries from step to
 step) or, for ``--local`` plans (``plan.image is None``), as plain processes on this machine,
 and copies the artifacts out. A step tfbuild does itself (the protobuf rename: its
-:attr:`~tfbuild.pipeline.plan.Step.host_action`) runs in this process, on this machine, between
+:attr:`~tfbuild.pipeline.planning.plan.Step.host_action`) runs in this process, on this machine, between
 the others. Steps run in order; neighbouring steps marked ``parallel`` (one compile per source)
 run together, up to ``jobs`` at once. Every output line goes to a log file
 beside the artifacts (and to the step's own log, if it has one); the terminal shows only
@@ -42,7 +42,7 @@ from tfbuild.errors import BuildError, CommandTimeout, ToolchainError
 from tfbuild.fileio import atomic_write_text
 from tfbuild.kill_timer import KillTimer
 from tfbuild.log import Logger
-from tfbuild.pipeline.plan import Artifact, BuildPlan, ImageSpec, Step
+from tfbuild.pipeline.planning.plan import Artifact, BuildPlan, ImageSpec, Step
 from tfbuild.stop_signals import deferred
 from tfbuild.toolchain.debian_packages import install_hint
 

@@ -7,9 +7,9 @@ kernel classes ``ops_to_register.h`` selects, so the rest is never instantiated.
 
 This module only plans: :func:`plan_ops_library` turns an :class:`OpsLibrarySpec` into an
 :class:`OpsLibraryPlan` (every command as an argv tuple) without running anything, so the same
-plan can run here (:func:`~tfbuild.pipeline.ops_library_build.build_ops_library`, through the
-executor as a local :class:`~tfbuild.pipeline.plan.BuildPlan`) or, with a cross compiler's name
-and flags, as :class:`~tfbuild.pipeline.plan.Step` s inside a toolchain container
+plan can run here (:func:`~tfbuild.pipeline.op_library.build.build_ops_library`, through the
+executor as a local :class:`~tfbuild.pipeline.planning.plan.BuildPlan`) or, with a cross compiler's name
+and flags, as :class:`~tfbuild.pipeline.planning.plan.Step` s inside a toolchain container
 (:meth:`OpsLibraryPlan.build_steps`). Both compile against :func:`installed_tensorflow`.
 """
 
@@ -25,8 +25,8 @@ from typing import Literal, TypedDict, Unpack
 
 from tfbuild.errors import ConfigError, ToolchainError
 from tfbuild.flavour import Flavour
-from tfbuild.pipeline.opt_level import one_optimisation_level
-from tfbuild.pipeline.plan import BuildPlan, Step
+from tfbuild.pipeline.planning.opt_level import one_optimisation_level
+from tfbuild.pipeline.planning.plan import BuildPlan, Step
 
 LibraryKind = Literal["shared", "static"]
 
@@ -179,13 +179,13 @@ class OpsLibraryPlan:
         return "link" if self.kind == "shared" else "archive"
 
     def build_steps(self, workdir: PurePosixPath) -> tuple[Step, ...]:
-        """The plan as :class:`~tfbuild.pipeline.plan.Step` s for a container build (paths as given
+        """The plan as :class:`~tfbuild.pipeline.planning.plan.Step` s for a container build (paths as given
         in the spec, i.e. as the container sees them), ending with the rename into place."""
         mkdir = Step("mkdir objects", ("mkdir", "-p", str(self.build_dir)), workdir)
         return (mkdir, *self._steps(workdir, on_host=False))
 
     def host_plan(self, workdir: Path) -> BuildPlan:
-        """The plan as a build on this machine, for :func:`~tfbuild.pipeline.executor.execute_plan`:
+        """The plan as a build on this machine, for :func:`~tfbuild.pipeline.planning.executor.execute_plan`:
         the sources compile in parallel, each keeping its compiler output in its own log, and the
         build's log goes to ``build_dir``. ``workdir`` is where relative spec paths start."""
         return BuildPlan(
