@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Debian packages tfbuild's full test suite needs: compilers (host and cross), autotools (protobuf's
-# autogen.sh in --local Makefile builds), qemu-user for
-# running cross-built programs, clang/lld/llvm 19 for the Android NDK stand-in
+# Debian packages tfbuild's full test suite needs: compilers (host and cross) and qemu-user for
+# running cross-built programs, as the architectures' records list them
+# (toolchains/architectures/*.toml), with each cross architecture's zlib (libz.a from Debian's
+# zlib1g-dev for it, checked against its SHA-256, put into the cross system root /usr/<triple>/lib);
+# autotools (protobuf's autogen.sh in --local Makefile builds), clang/lld/llvm 19 for the Android NDK stand-in
 # (../shared/android-ndk-mini, whose bin/ scripts run them), debootstrap + docker.io for
 # toolchain images, npm for Bazel, chromium to render the size report's HTML page headless;
 # aapt (with aapt2), android-framework-res and a JDK to build and validate the Android AAR, junit4 to
@@ -13,10 +15,17 @@
 set -euo pipefail
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# The architectures' records are read with Python's standard library alone (python3 first).
+architectures() { PYTHONPATH="$root" python3 -m tfbuild.toolchain.architectures "$1"; }
+if ! command -v python3 >/dev/null; then
+  $SUDO apt-get update -q && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends python3
+fi
+mapfile -t architecture_packages < <(architectures packages)
+[ "${#architecture_packages[@]}" -gt 0 ] || { echo "no packages from toolchains/architectures" >&2; exit 1; }
 packages=(
-  g++ make git ca-certificates autoconf automake libtool cmake
-  g++-arm-linux-gnueabihf g++-aarch64-linux-gnu binutils-arm-linux-gnueabihf binutils-aarch64-linux-gnu
-  qemu-user
+  make git ca-certificates curl autoconf automake libtool cmake
+  "${architecture_packages[@]}"
   clang-19 lld-19 llvm-19
   docker.io debootstrap
   chromium
@@ -44,3 +53,14 @@ if [ "${#missing[@]}" -gt 0 ]; then
   $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
   if [ -n "$policy" ]; then $SUDO rm -f "$policy"; fi
 fi
+
+# Each cross architecture's zlib, which the links of its programs name (-lz).
+while read -r triple url sha256; do
+  [ -e "/usr/${triple}/lib/libz.a" ] && continue
+  work="$(mktemp -d)"
+  curl -fsSL -o "$work/zlib.deb" "$url"
+  echo "$sha256  $work/zlib.deb" | sha256sum -c --quiet -
+  dpkg-deb -x "$work/zlib.deb" "$work/x"
+  $SUDO install -D -m 0644 "$work/x/usr/lib/${triple}/libz.a" "/usr/${triple}/lib/libz.a"
+  rm -rf "$work"
+done < <(architectures zlib)

@@ -39,12 +39,17 @@ def _bazel_ready() -> str | None:
 
 
 def _cross_ready() -> str | None:
-    missing = [
-        tool
-        for tool in ("arm-linux-gnueabihf-g++", "aarch64-linux-gnu-g++", "qemu-arm", "qemu-aarch64")
-        if shutil.which(tool) is None
-    ]
-    return f"missing {', '.join(missing)}" if missing else None
+    """Every cross architecture's compiler, qemu-user program and zlib (toolchains/architectures)."""
+    from tfbuild.toolchain.architectures import architectures
+
+    missing = []
+    for record in architectures().values():
+        if record.native:
+            continue
+        missing += [tool for tool in (f"{record.tool_prefix}g++", record.runs) if shutil.which(tool) is None]
+        if record.target_zlib is not None and not Path(record.sysroot, "lib", "libz.a").is_file():
+            missing.append(f"{record.sysroot}/lib/libz.a")
+    return f"missing {', '.join(missing)} (bash scripts/install-system-deps.sh)" if missing else None
 
 
 def _compiler_ready() -> str | None:
@@ -58,7 +63,11 @@ def _chromium_ready() -> str | None:
 def _android_ndk_ready() -> str | None:
     from android_ndk import MINI_NDK_TOOLS
 
-    missing = [tool for tool in (*MINI_NDK_TOOLS, "qemu-aarch64", "qemu-arm") if shutil.which(tool) is None]
+    from tfbuild.toolchain.targets import Platform, load_targets
+
+    runners = {profile.launcher[0] for profile in load_targets().values()
+               if profile.platform is Platform.ANDROID and profile.launcher}
+    missing = [tool for tool in (*MINI_NDK_TOOLS, *sorted(runners)) if shutil.which(tool) is None]
     return f"missing {', '.join(missing)} (apt-get install clang-19 lld-19 llvm-19 qemu-user)" if missing else None
 
 

@@ -41,18 +41,20 @@ from toolchain_fixtures import TREE_SUITE, bazel_toolchain, linux_toolchain
 
 from tfbuild.model.header import parse_header
 from tfbuild.pipeline.example import example_model, example_sources
+from tfbuild.pipeline.report.objects import object_kind
 from tfbuild.toolchain.engine import docker_client
-from tfbuild.toolchain.targets import get_target
+from tfbuild.toolchain.targets import Platform, get_target, load_targets
 
 pytestmark = [pytest.mark.docker, pytest.mark.tensorflow]
 
 PROBE = Path(__file__).resolve().parent / "op_library_probe.py"
 FUNCTOR_CHECK = Path(__file__).resolve().parent / "data" / "cross" / "functor_check.cc"
 CROSS_TARGETS = {
-    # target: (readelf, qemu, sysroot, ELF machine)
-    "pi-armv7": ("arm-linux-gnueabihf-readelf", "qemu-arm", "/usr/arm-linux-gnueabihf", "ARM"),
-    "linux-aarch64": ("aarch64-linux-gnu-readelf", "qemu-aarch64", "/usr/aarch64-linux-gnu", "AArch64"),
+    name: profile.architecture for name, profile in load_targets().items()
+    if profile.platform is Platform.LINUX and profile.launcher and profile.ops_library is not None
+    and profile.ops_library.dockerfile is not None
 }
+"""The Linux targets built in the toolchain container with a cross compiler and run under qemu-user."""
 
 
 @dataclass(frozen=True)
@@ -165,10 +167,12 @@ def test_only_the_selected_kernels_are_compiled_in(op_builds):
 @pytest.mark.cross
 @pytest.mark.parametrize("target", sorted(CROSS_TARGETS))
 def test_cross_archive_is_for_the_target_and_keeps_only_selected_kernels(op_builds, target):
-    readelf, _, _, machine = CROSS_TARGETS[target]
+    architecture = CROSS_TARGETS[target]
     archive = op_builds[target].artifact("libexample_ops.a")
-    headers = run_in_toolchain([readelf, "-h", str(TOOLS_IMAGE_DIR / archive.name)], archive.parent)
-    assert re.search(rf"Machine:\s+{machine}\b", headers), headers
+    headers = run_in_toolchain([f"{architecture.tool_prefix}readelf", "-h", str(TOOLS_IMAGE_DIR / archive.name)],
+                               archive.parent)
+    assert re.search(r"Class:\s+ELF(32|64)\b", headers).group(1) == str(architecture.bits), headers
+    assert object_kind(archive).machine == architecture.elf_machine
     nm = _nm(archive)
     selected = _selected_classes(op_builds[target].header)
     assert selected and _compute_symbols(nm) == selected
@@ -193,7 +197,7 @@ def test_pi_archive_uses_vfpv4_and_neon_with_fma(op_builds):
 def test_the_functors_cross_compiled_compute_what_tensorflow_computes(tmp_path, tf_outputs, target):
     """The example's arithmetic, built with the target's compiler and flags (its profile), run
     under qemu-user in the toolchain container."""
-    _, qemu, sysroot, _ = CROSS_TARGETS[target]
+    launcher = get_target(target).launcher
     profile = get_target(target).ops_library
     (tmp_path / "functor_check.cc").write_bytes(FUNCTOR_CHECK.read_bytes())
     binary = str(TOOLS_IMAGE_DIR / "functor_check")
@@ -203,7 +207,7 @@ def test_the_functors_cross_compiled_compute_what_tensorflow_computes(tmp_path, 
         tmp_path,
     )
     argv = ["2", "-1", "3", "0", "3", ",".join(map(str, X)), ",".join(map(str, N))]
-    ran = run_in_toolchain([qemu, "-L", sysroot, binary, *argv], tmp_path)
+    ran = run_in_toolchain([*launcher, binary, *argv], tmp_path)
     lines = dict(line.split(" ", 1) for line in ran.strip().splitlines())
     assert [float(v) for v in lines["clipped"].split()] == tf_outputs["clipped"]["values"]
     assert int(lines["positives"]) == tf_outputs["positives"]["values"]

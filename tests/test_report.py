@@ -26,15 +26,17 @@ import pytest
 from conftest import missing_part
 from treegen import make_tf1_tree
 
+from tfbuild.errors import ToolchainError
 from tfbuild.flavour import Flavour
 from tfbuild.pipeline.outputs.manifest import TensorFlowRecord, make_manifest, write_manifest
 from tfbuild.pipeline.planning.plan import Artifact, BuildPlan
 from tfbuild.pipeline.report.attribution import normalize_class, symbol_owners
 from tfbuild.pipeline.report.baseline import BaselineKey
-from tfbuild.pipeline.report.objects import EM_AARCH64, EM_ARM, EM_X86_64, ObjectKind, object_kind
-from tfbuild.pipeline.report.symbols import nm_candidates, read_symbols
+from tfbuild.pipeline.report.objects import ObjectKind, object_kind
+from tfbuild.pipeline.report.symbols import find_nm, nm_candidates, read_symbols
 from tfbuild.pipeline.report.write import write_size_report
 from tfbuild.templating import render
+from tfbuild.toolchain.architectures import architectures
 
 # ops/no_op.cc and kernels/no_op.cc both become no_op.o, as in TensorFlow's Makefile build.
 FRAMEWORK = ("tensorflow/core/framework/op.cc", "tensorflow/core/framework/op_kernel.cc", "tensorflow/core/ops/no_op.cc")
@@ -326,6 +328,26 @@ def test_the_html_page_renders_its_charts_in_headless_chromium(builds, reports, 
 
 
 # --- reading symbols for the right machine ------------------------------------------------------
+
+
+EM_X86_64, EM_AARCH64, EM_ARM = 62, 183, 40  # ELF e_machine, as the ELF specification numbers them
+
+
+def test_the_architecture_records_carry_the_elf_machine_numbers():
+    records = architectures()
+    assert (records["x86_64"].elf_machine, records["aarch64"].elf_machine, records["armv7"].elf_machine) == (
+        EM_X86_64, EM_AARCH64, EM_ARM)
+    assert ObjectKind("elf", EM_AARCH64, archive=True).describe() == "ELF aarch64 archive"
+    unknown = 1 + max(record.elf_machine for record in records.values())
+    assert ObjectKind("elf", unknown, archive=False).describe() == f"ELF machine {unknown}"
+    assert nm_candidates(ObjectKind("elf", unknown, archive=False), "x86_64") == ("llvm-nm-19", "llvm-nm")
+
+
+def test_a_missing_nm_names_the_architectures_binutils(tmp_path, monkeypatch):
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(ToolchainError, match="no nm for ELF aarch64 archive") as caught:
+        find_nm(ObjectKind("elf", EM_AARCH64, archive=True), tmp_path / "lib.a")
+    assert caught.value.hint == "install Debian's binutils-aarch64-linux-gnu or llvm, or pass --nm"
 
 
 def test_nm_is_chosen_by_the_artifacts_machine():

@@ -46,7 +46,7 @@ from tfbuild.pipeline.verify.probe import (
 )
 from tfbuild.pipeline.verify.tensor_file import DTYPES, MAGIC, encode_tensors, read_tensor_file, write_tensor_file
 from tfbuild.resources import examples_dir
-from tfbuild.toolchain.targets import get_target
+from tfbuild.toolchain.targets import Platform, get_target, load_targets
 
 DATA = Path(__file__).resolve().parent / "data" / "verify"
 ROUNDTRIP = DATA / "tensor_file_roundtrip.cc"
@@ -339,17 +339,24 @@ def run_roundtrip(launcher: tuple[str, ...], binary: Path, tmp_path: Path) -> No
 @pytest.mark.compiler
 def test_the_cpp_tensor_file_reads_and_writes_what_python_does(tmp_path):
     binary = compile_roundtrip(tmp_path, "g++")
-    run_roundtrip(get_target("linux-x86_64").run.launcher, binary, tmp_path)
+    run_roundtrip(get_target("linux-x86_64").launcher, binary, tmp_path)
+
+
+CROSS_LINUX_TARGETS = sorted(
+    name for name, profile in load_targets().items()
+    if profile.platform is Platform.LINUX and profile.launcher and profile.ops_library is not None
+)
+"""Every Linux target whose programs run here under qemu-user, as the target files say."""
 
 
 @pytest.mark.cross
-@pytest.mark.parametrize("target", ["linux-aarch64", "pi-armv7"])
-def test_the_cpp_tensor_file_on_arm_under_the_targets_launcher(tmp_path, target):
+@pytest.mark.parametrize("target", CROSS_LINUX_TARGETS)
+def test_the_cpp_tensor_file_on_a_cross_target_under_its_launcher(tmp_path, target):
     profile = get_target(target)
     compiler = profile.ops_library.compiler
     binary = compile_roundtrip(tmp_path, compiler, profile.ops_library.cflags)
-    assert profile.run.launcher[0].startswith("qemu-")
-    run_roundtrip(profile.run.launcher, binary, tmp_path)
+    assert profile.launcher[0] == profile.architecture.runs and profile.launcher[0].startswith("qemu-")
+    run_roundtrip(profile.launcher, binary, tmp_path)
 
 
 # -- comparison -----------------------------------------------------------------------------------
@@ -508,13 +515,16 @@ def test_cpp_runner_refuses_targets_it_cannot_run_and_missing_libraries(tmp_path
 
 
 def test_every_target_that_runs_here_says_how():
+    assert CROSS_LINUX_TARGETS and "linux-x86_64" not in CROSS_LINUX_TARGETS
     for name in ("linux-x86_64", "linux-aarch64", "pi-armv7", "android-arm64", "android-armv7"):
         assert get_target(name).run is not None
-    assert get_target("linux-x86_64").run.launcher == ()
-    assert get_target("pi-armv7").run.launcher == ("qemu-arm", "-L", "/usr/arm-linux-gnueabihf")
-    assert get_target("android-arm64").run.launcher == ("qemu-aarch64",)  # a static runner: no system root
-    assert get_target("android-armv7").run.launcher == ("qemu-arm",)
-    assert get_target("ios-arm64").run is None
+    assert get_target("linux-x86_64").launcher == ()
+    assert get_target("pi-armv7").launcher == ("qemu-arm", "-L", "/usr/arm-linux-gnueabihf")
+    assert get_target("linux-aarch64").launcher == ("qemu-aarch64", "-L", "/usr/aarch64-linux-gnu")
+    assert get_target("android-arm64").launcher == ("qemu-aarch64",)  # a static runner: no system root
+    assert get_target("android-armv7").launcher == ("qemu-arm",)
+    assert get_target("android-x86_64").launcher == ()
+    assert get_target("ios-arm64").launcher is None
 
 
 # -- what verify refuses before running anything -------------------------------------------------
@@ -781,3 +791,68 @@ def test_verify_a_real_makefile_build_through_the_cpp_runner():
     tensors = record["models"][0]["tensors"]
     assert sum(t["role"] == "intermediate" for t in tensors) >= 4
     assert all(t["passed"] for t in tensors)
+
+
+# -- real runs: every cross Linux target, built here and verified under its qemu-user ---------------
+@pytest.mark.cross
+@pytest.mark.tensorflow
+@pytest.mark.parametrize("target", CROSS_LINUX_TARGETS)
+def test_a_cross_target_builds_the_generated_tree_here_and_verifies_under_its_qemu(tf1_tree, tmp_path, target):
+    """``tfbuild build --local`` of the generated TF 1.x tree's contrib Makefile with the target's
+    cross compiler, then ``tfbuild verify``: the runner is compiled with the same compiler and
+    flags, linked against the build's archives and the target's zlib, and run under the qemu-user
+    program of the target's architecture. The tree's kernels compute nothing; its session
+    forwards Identity's input once the library registered an Identity kernel, so what this
+    checks is the runner's whole path on the target and that it runs the selective registry."""
+    from modelgen import graph_pbtxt
+
+    from tfbuild.pipeline.report.objects import object_kind
+
+    architecture = get_target(target).architecture
+    out = tmp_path / "out"
+    model = graph_pbtxt(tmp_path / "identity.pbtxt", "Identity")
+    done = tfbuild("build", "--source", str(tf1_tree), "--model", str(model), "--out", str(out), "--target", target,
+                   "--flavour", "makefile", "--local", "--jobs", "2", cwd=tmp_path)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]
+    for name in ("libtensorflow-core.a", "libprotobuf.a", "libnsync.a", "benchmark"):
+        assert object_kind(out / name).machine == architecture.elf_machine, name
+
+    done = tfbuild("verify", "--out", str(out), cwd=tmp_path)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]
+    assert "verify: passed, 1 tensor(s) compared" in done.stdout
+    record = verify_section(out)
+    assert record["passed"] and f"run {architecture.runs} on this machine" in record["runner"]
+    assert object_kind(out / "verify" / f"runner-{target}").machine == architecture.elf_machine
+    (tensor,) = record["models"][0]["tensors"]
+    assert tensor["tensor"] == "y:0" and tensor["shape"] == [2, 3] and tensor["max_abs_diff"] == 0
+
+    # The runner runs the selective library: Sqrt's kernel was left out (exit 8, naming the op).
+    done = tfbuild("verify", "--out", str(out), "--model", str(graph_pbtxt(tmp_path / "sqrt.pbtxt", "Sqrt")),
+                   cwd=tmp_path)
+    assert done.returncode == 8, done.stdout[-2000:] + done.stderr[-3000:]
+    assert "No OpKernel was registered to support Op 'Sqrt'" in done.stderr
+
+
+@pytest.mark.cross
+@pytest.mark.tensorflow
+@pytest.mark.parametrize("target", CROSS_LINUX_TARGETS)
+def test_a_cross_target_builds_the_example_op_library_here(tmp_path, target):
+    """The op-library flavour with the target's cross compiler on this machine: a static archive
+    of the target's machine, which the size report reads with the architecture's cross nm."""
+    from tfbuild.pipeline.report.objects import ObjectKind, object_kind
+
+    architecture = get_target(target).architecture
+    out = tmp_path / "out"
+    sources = [arg for source in sorted(EXAMPLE.glob("*.cc")) for arg in ("--op-source", str(source))]
+    done = tfbuild("build", "--target", target, "--flavour", "ops-library", "--local", "--jobs", "2",
+                   "--model", str(MODEL), "--out", str(out), *sources, cwd=tmp_path)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]
+    archive = out / "libtfbuild_ops.a"
+    assert object_kind(archive) == ObjectKind("elf", architecture.elf_machine, archive=True)
+    log = (out / f"{target}.build.log").read_text()
+    assert f"{architecture.tool_prefix}g++ " in log and all(flag in log for flag in get_target(target).ops_library.cflags)
+    report = json.loads((out / "report.json").read_text())
+    (row,) = [artifact for artifact in report["artifacts"] if artifact["name"] == archive.name]
+    assert Path(row["attribution"]["tool"]).name == f"{architecture.tool_prefix}nm"
+    assert row["attribution"]["object_kind"] == f"ELF {architecture.name} archive"
+    assert row["attribution"]["symbol_bytes"] > 0

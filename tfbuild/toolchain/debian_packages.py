@@ -10,7 +10,7 @@ build has.
 
 from __future__ import annotations
 
-import re
+from tfbuild.toolchain.architectures import cross_tool_package, runner_package
 
 PACKAGES = {
     "autoreconf": "autoconf",
@@ -43,13 +43,9 @@ PACKAGES = {
     "java": "openjdk-17-jdk-headless",
     "javac": "openjdk-17-jdk-headless",
     "jar": "openjdk-17-jdk-headless",
-    "qemu-arm": "qemu-user",
-    "qemu-aarch64": "qemu-user",
 }
-"""Program -> the Debian package that installs it."""
-
-_CROSS = re.compile(r"^(?P<triple>(?:arm|aarch64|i686|x86_64)-linux-gnu\w*)-(?P<tool>g\+\+|gcc|ar|ld|ranlib|strip|nm)$")
-"""Debian's cross tools: ``<triple>-g++`` in ``g++-<triple>``, binutils' in ``binutils-<triple>``."""
+"""Program -> the Debian package that installs it; cross tools and qemu-user programs are the
+architectures' (:mod:`tfbuild.toolchain.architectures`)."""
 
 
 def debian_package(program: str) -> str | None:
@@ -58,11 +54,7 @@ def debian_package(program: str) -> str | None:
     name = program.rsplit("/", 1)[-1]
     if name in PACKAGES:
         return PACKAGES[name]
-    cross = _CROSS.match(name)
-    if cross is None:
-        return None
-    tool = cross.group("tool")
-    return f"{tool if tool in ('g++', 'gcc') else 'binutils'}-{cross.group('triple')}"
+    return runner_package(name) or cross_tool_package(name)
 
 
 def install_hint(program: str) -> str:

@@ -17,6 +17,7 @@ import functools
 import string
 from collections.abc import Mapping
 from dataclasses import dataclass
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Literal
 
@@ -24,9 +25,18 @@ from tfbuild.config import Check, did_you_mean, non_empty, read_toml
 from tfbuild.errors import ConfigError
 from tfbuild.flavour import Flavour
 from tfbuild.resources import toolchains_dir
+from tfbuild.toolchain.architectures import Architecture, find_architecture, known_architecture
 
-# The words a profile may use; loading refuses any other, with the closest as a guess.
-Platform = Literal["linux", "android", "ios"]
+
+class Platform(StrEnum):
+    """The operating system a target runs; code compares members, never the words."""
+
+    LINUX = "linux"
+    ANDROID = "android"
+    IOS = "ios"
+
+
+# The other words a profile may use; loading refuses any other, with the closest as a guess.
 HostRequirement = Literal["ndk", "sdk", "xcode"]
 ArtifactKind = Literal["static-lib", "shared-lib", "aar", "executable", "header"]
 Snippet = Literal["xcconfig", "cmake", "ndk-build", "gradle", "makefile"]
@@ -195,13 +205,13 @@ class LinkProfile:
 
 @dataclass(frozen=True)
 class RunProfile:
-    """How a program built for the target runs on this kind of machine (x86_64 Linux) and in
-    its Linux toolchain container: directly (no ``launcher``) or under qemu-user with the
-    target's system root (none for a static program: Android's are linked ``-static``).
-    ``tfbuild verify`` runs its C++ runner this way; a target without a ``[run]`` table (iOS)
-    cannot be verified here."""
+    """That a program built for the target runs on this kind of machine (x86_64 Linux) and in
+    its Linux toolchain container, as its architecture says (directly, or under qemu-user: see
+    :meth:`TargetProfile.launcher`); ``static``: the programs are linked ``-static`` (Android's),
+    so qemu-user needs no system root. ``tfbuild verify`` runs its C++ runner this way; a
+    target without a ``[run]`` table (iOS) cannot be verified here."""
 
-    launcher: tuple[str, ...] = ()
+    static: bool = False
 
 
 @dataclass(frozen=True)
@@ -211,7 +221,8 @@ class TargetProfile:
     name: str
     description: str
     platform: Platform
-    arch: str
+    arch: Annotated[str, Check(known_architecture)]
+    """The architecture as the platform spells it (``arm64-v8a``), one of a record's ``names``."""
     runnable_here: bool
     requires: tuple[HostRequirement, ...]
     link: LinkProfile
@@ -232,8 +243,21 @@ class TargetProfile:
         return tuple(flavour for flavour in FLAVOURS if sections[flavour] is not None)
 
     @property
+    def architecture(self) -> Architecture:
+        """The record of :attr:`arch` (``toolchains/architectures``)."""
+        return find_architecture(self.arch)
+
+    @property
     def is_64bit(self) -> bool:
-        return self.arch in ("arm64-v8a", "arm64", "aarch64", "x86_64")
+        return self.architecture.bits == 64
+
+    @property
+    def launcher(self) -> tuple[str, ...] | None:
+        """The argv prefix that runs the target's programs here (empty: directly), or None when
+        they cannot run here (no ``[run]`` table)."""
+        if self.run is None:
+            return None
+        return self.architecture.launcher(static=self.run.static)
 
 
 def load_targets(directory: Path | None = None) -> dict[str, TargetProfile]:

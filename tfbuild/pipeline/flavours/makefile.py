@@ -115,7 +115,7 @@ from tfbuild.pipeline.planning.protobuf_runtime import (
 from tfbuild.pipeline.planning.reproducible import Reproducibility, deterministic_ar_flags, prefix_maps
 from tfbuild.templating import render
 from tfbuild.toolchain.android_ndk import CONTAINER_HOST, build_machine_host, inspect_ndk
-from tfbuild.toolchain.targets import Linker, MakefileProfile, TargetProfile, fill
+from tfbuild.toolchain.targets import Linker, MakefileProfile, Platform, TargetProfile, fill
 from tfbuild.toolchain.tf_versions import ndk_majors_text, tree_requirements
 from tfbuild.tree.build_files.op_files_list import OP_FILES_LIST
 from tfbuild.tree.contrib_makefile import makefile_variables
@@ -233,7 +233,7 @@ def plan(request: PlanRequest) -> BuildPlan:
         generated_files=generated,
         artifacts=artifacts,
         output_dir=request.options.output_dir,
-        env={**env, **({"ZERO_AR_DATE": "1"} if request.profile.platform == "ios" else {})},
+        env={**env, **({"ZERO_AR_DATE": "1"} if request.profile.platform is Platform.IOS else {})},
         fixups=fixups,
         size_profile=size,
         reproducibility=makefile.reproducibility(),
@@ -479,7 +479,7 @@ class _Makefile:
     def _target_nsync_step(self) -> Step:
         profile, env = self.profile, dict(self.env)
         tags = set(self.tags)
-        if self.request.profile.platform == "android":
+        if self.request.profile.platform is Platform.ANDROID:
             tags.add(NSYNC_ANDROID_TAG)
         if self.clang is not None:
             # compile_nsync.sh's Android Makefile calls the NDK's GCC; command-line definitions
@@ -641,7 +641,7 @@ class _Makefile:
 
     def _ar_flags(self) -> str | None:
         """The tree's ``ARFLAGS`` for this target with ``D``; None on Apple platforms."""
-        if self.request.profile.platform == "ios":
+        if self.request.profile.platform is Platform.IOS:
             return None
         tree = self.request.tree
         assert tree is not None
@@ -739,7 +739,7 @@ def _jni_library(request: PlanRequest, makefile: _Makefile, size: AppliedSizePro
             f"{tree_api.recipe} nor the contrib Makefile builds: the recipe is older than this tree's Java API",
             hint="build --java-api tfbuild (tfbuild's own class) for this tree")
     if tree_api is not None and request.options.protobuf_runtime == "lite":
-        uses = full_runtime_uses(request.tree.root, tree_api, android=request.profile.platform == "android")
+        uses = full_runtime_uses(request.tree.root, tree_api, android=request.profile.platform is Platform.ANDROID)
         if uses:
             raise SourceTreeError(
                 f"{request.tree.root / uses[0]}: TensorFlow's Java API here takes protobuf's full Message, which "
@@ -748,9 +748,9 @@ def _jni_library(request: PlanRequest, makefile: _Makefile, size: AppliedSizePro
     jni = None
     if wants_jni and has_clang:
         jni = makefile.jni_library(size, artifacts, tree_api)
-    elif tree_api is not None and request.profile.platform == "linux":
+    elif tree_api is not None and request.profile.platform is Platform.LINUX:
         jni = makefile.host_jni_library(size, artifacts, tree_api)
-    elif wants_jni and request.profile.platform == "android" and android.java_api != "auto":
+    elif wants_jni and request.profile.platform is Platform.ANDROID and android.java_api != "auto":
         raise ConfigError(f"--java-api {android.java_api}: a JNI library is linked with an NDK's clang (r19 and "
                           "newer), not this NDK's GCC", hint="give a newer NDK, or --java-api none")
     if note is not None and jni is not None:

@@ -13,13 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, Literal
 
-ObjectFormat = Literal["elf", "mach-o", "unknown"]
+from tfbuild.toolchain.architectures import by_elf_machine
 
-EM_386 = 3
-EM_ARM = 40
-EM_X86_64 = 62
-EM_AARCH64 = 183
-MACHINE_NAMES = {EM_386: "x86", EM_ARM: "arm", EM_X86_64: "x86_64", EM_AARCH64: "aarch64"}
+ObjectFormat = Literal["elf", "mach-o", "unknown"]
 
 _ELF_MAGIC = b"\x7fELF"
 _MACHO_MAGICS = frozenset(
@@ -41,8 +37,8 @@ class ObjectKind:
     def describe(self) -> str:
         """``ELF aarch64 archive``, ``Mach-O``, ``ELF machine 243``, ..."""
         if self.format == "elf":
-            machine = MACHINE_NAMES.get(self.machine or 0, f"machine {self.machine}")
-            what = f"ELF {machine}"
+            known = by_elf_machine(self.machine)
+            what = f"ELF {known.name if known else f'machine {self.machine}'}"
         else:
             what = {"mach-o": "Mach-O", "unknown": "not an object file"}[self.format]
         return f"{what} archive" if self.archive else what

@@ -18,27 +18,17 @@ import platform
 import re
 import shutil
 import subprocess
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from tfbuild.errors import ToolchainError
-from tfbuild.pipeline.report.objects import EM_386, EM_AARCH64, EM_ARM, EM_X86_64, ObjectKind, object_kind
+from tfbuild.pipeline.report.objects import ObjectKind, object_kind
+from tfbuild.toolchain.architectures import by_elf_machine, cross_tool_package, host_architecture
 
 NM_FLAGS = ("--defined-only", "--size-sort", "-S", "-C")
 NM_TIMEOUT = 900.0  # seconds; the nm of a 240 MB libtensorflow-core.a takes well under a minute
 
 _LLVM_NM = ("llvm-nm-19", "llvm-nm")
-_CROSS_NM: Mapping[int, tuple[str, ...]] = {
-    EM_X86_64: ("x86_64-linux-gnu-nm",),
-    EM_386: ("i686-linux-gnu-nm",),
-    EM_AARCH64: ("aarch64-linux-gnu-nm",),
-    EM_ARM: ("arm-linux-gnueabihf-nm",),
-}
-_HOST_MACHINES: Mapping[str, int] = {
-    "x86_64": EM_X86_64, "amd64": EM_X86_64, "i686": EM_386, "aarch64": EM_AARCH64, "arm64": EM_AARCH64,
-    "armv7l": EM_ARM,
-}
 _NO_FILE_BYTES = frozenset("bBuU")  # .bss, and anything undefined a listing might still show
 DUPLICATE_MARK = "#"
 """Between an archive member's name and its number when the archive holds several of that name."""
@@ -74,12 +64,14 @@ class SymbolTable:
 
 def nm_candidates(kind: ObjectKind, host_machine: str | None = None) -> tuple[str, ...]:
     """The ``nm`` programs that read ``kind``, best first: the host's own for the host's machine,
-    the matching cross binutils, then LLVM's (which reads every machine)."""
-    host = _HOST_MACHINES.get((host_machine or platform.machine()).lower())
+    the matching cross binutils (``<triple>-nm``, by its architecture's record), then LLVM's
+    (which reads every machine)."""
+    host = host_architecture(host_machine or platform.machine())
     if kind.format == "mach-o":
         return (("nm",) if platform.system() == "Darwin" else ()) + _LLVM_NM
-    own = ("nm",) if kind.machine is not None and kind.machine == host else ()
-    return own + _CROSS_NM.get(kind.machine or 0, ()) + _LLVM_NM
+    own = ("nm",) if kind.machine is not None and host is not None and kind.machine == host.elf_machine else ()
+    known = by_elf_machine(kind.machine) if kind.machine is not None else None
+    return own + ((f"{known.tool_prefix}nm",) if known else ()) + _LLVM_NM
 
 
 def find_nm(kind: ObjectKind, path: Path) -> str:
@@ -91,8 +83,13 @@ def find_nm(kind: ObjectKind, path: Path) -> str:
             return found
     raise ToolchainError(
         f"{path}: no nm for {kind.describe()} is installed (looked for {', '.join(candidates)})",
-        hint="install the target's binutils (e.g. binutils-aarch64-linux-gnu) or llvm, or pass --nm",
+        hint=f"install {_binutils(kind)} or llvm, or pass --nm",
     )
+
+
+def _binutils(kind: ObjectKind) -> str:
+    known = by_elf_machine(kind.machine) if kind.machine is not None else None
+    return f"Debian's {cross_tool_package(known.tool_prefix + 'nm')}" if known else "the target's binutils"
 
 
 def read_symbols(path: Path, *, nm: str | None = None, timeout: float = NM_TIMEOUT) -> SymbolTable:

@@ -12,8 +12,9 @@ used (the manifest's ``android_ndk``, or ``--ndk``) with the adapter's ``CXX`` a
 (``--target``, the NDK's sysroot, libc++, the ABI's flags), and the runner is linked ``-static``
 as the benchmark is: the build's liblog stub (fix-up android-static-liblog) and the system
 libraries the NDK has as archives. Each model then runs as one more step, through the target's
-``[run]`` launcher: directly on x86_64, under ``qemu-aarch64``/``qemu-arm`` (with the cross
-sysroot for the glibc targets; a static Android runner needs none).
+launcher, as its architecture's record says (``toolchains/architectures``): directly on x86_64,
+under its qemu-user program (with the cross sysroot for the glibc targets; a static Android
+runner needs none).
 
 Everything runs in the toolchain container the build ran in (the tree mounted read-only at
 ``/src``, the build's output directory at ``/out``), or on this machine with ``--local``; the
@@ -99,8 +100,8 @@ def runner_sources(
 def plan_cpp_runner(request: CppRunnerRequest) -> BuildPlan:
     """Compile the runner, then run it once per job; computes, runs nothing."""
     profile = request.profile
-    makefile, run = profile.makefile, profile.run
-    if makefile is None or run is None:
+    makefile, launcher = profile.makefile, profile.launcher
+    if makefile is None or launcher is None:
         raise ToolchainError(
             f"target {profile.name} has no Makefile build or no way to run its programs here",
             hint="verify runs Makefile builds of targets whose profile has a [run] table (tfbuild targets)",
@@ -138,7 +139,7 @@ def plan_cpp_runner(request: CppRunnerRequest) -> BuildPlan:
     for job in request.jobs:
         files = (seen.out(job.graph), seen.out(job.inputs), seen.out(job.outputs))
         flag = ("--memmapped",) if job.memmapped else ()
-        steps.append(Step(job.name, (*run.launcher, str(binary), *flag, *map(str, files), *job.fetch), workdir))
+        steps.append(Step(job.name, (*launcher, str(binary), *flag, *map(str, files), *job.fetch), workdir))
     mounts: tuple[Mount, ...] = ()
     if request.image is not None:
         mounts = (

@@ -42,7 +42,7 @@ from tfbuild.pipeline.verify.probe import MAX_INTERMEDIATES, OUTPUTS_FOUND, Feed
 from tfbuild.pipeline.verify.tensor_file import DTYPES, Array, read_tensor_file, write_tensor_file
 from tfbuild.pipeline.verify.tf_runner import runner_argv
 from tfbuild.toolchain.android_ndk import CLANG_ONLY_MAJOR, NdkInfo, inspect_ndk
-from tfbuild.toolchain.targets import TargetProfile, get_target
+from tfbuild.toolchain.targets import Platform, TargetProfile, get_target
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -354,8 +354,8 @@ class _Target:
             return describe_jvm(self.jvm)
         if self.library is not None:
             return f"TensorFlow {_tensorflow_version()} with {self.library.name} (the build) loaded"
-        assert self.profile.run is not None  # _choose_target refuses a profile without one
-        how = " ".join(self.profile.run.launcher[:1]) or "directly"
+        assert self.profile.launcher is not None  # _choose_target refuses a profile without one
+        how = " ".join(self.profile.launcher[:1]) or "directly"
         where = f"in {self.image.tag}" if self.image is not None else "on this machine"
         made = f", compiled with {self.ndk.name}'s clang, linked -static" if self.ndk is not None else ""
         return f"the C++ runner linked against the build's libtensorflow-core.a{made}, run {how} {where}"
@@ -383,7 +383,7 @@ def _choose_target(build: _Build, profile: TargetProfile, options: VerifyOptions
     if build.source is None:
         raise InputFileError(f"{build.out}/manifest.json names no source tree", hint="rebuild")
     if options.runner == "jvm":
-        if profile.platform != "linux" or profile.run is None or profile.run.launcher:
+        if profile.platform is not Platform.LINUX or profile.launcher != ():
             raise ConfigError(f"--runner jvm runs builds for this machine's Java VM; this one is for {build.target}",
                               hint="build linux-x86_64 with --java-api tensorflow for the Java VM runner")
         return _Target(profile, jvm=check_jvm_build(build.out, build.android_jni))

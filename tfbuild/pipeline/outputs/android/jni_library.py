@@ -49,6 +49,7 @@ from tfbuild.pipeline.planning.notes import Note
 from tfbuild.pipeline.planning.opt_level import one_optimisation_level
 from tfbuild.pipeline.planning.plan import AndroidJniRecord, AppliedSizeProfile, Artifact, GeneratedFile, Step
 from tfbuild.templating import render
+from tfbuild.toolchain.targets import Platform
 from tfbuild.tree.build_files.op_files_list import listed_paths
 from tfbuild.tree.java_api import LITE_MESSAGE_NOTE, TreeJavaApi, find_java_api, lite_adapted, read_java_api
 
@@ -194,7 +195,7 @@ def _record(api: TreeJavaApi | None, file_name: str, java_package: str, abi: str
     )
 
 
-def choose_java_api(mode: JavaApi, platform: str, root: Path, *,
+def choose_java_api(mode: JavaApi, platform: Platform, root: Path, *,
                     library: str) -> tuple[TreeJavaApi | None, bool, Note | None]:
     """What the build's JNI library implements: the tree's API (its sources), tfbuild's class
     (None, True), or nothing (None, False); and the plan's note on why.
@@ -203,7 +204,7 @@ def choose_java_api(mode: JavaApi, platform: str, root: Path, *,
     tfbuild's class, and builds nothing for other platforms. ``tensorflow`` on a tree without the
     recipe is a :class:`~tfbuild.errors.SourceTreeError`; a JNI library for a platform with no
     Java VM tfbuild can build for (iOS), or tfbuild's class off Android, a :class:`ConfigError`."""
-    android = platform == "android"
+    android = platform is Platform.ANDROID
     if mode == "none" or (mode == "auto" and not android):
         return None, False, None
     if mode == "tfbuild" or (mode == "auto" and find_java_api(root) is None):
@@ -213,7 +214,7 @@ def choose_java_api(mode: JavaApi, platform: str, root: Path, *,
         why = ("the tree has no TensorFlow Android Java API recipe, so the library implements tfbuild's own class"
                if mode == "auto" else "the library implements tfbuild's own class (--java-api tfbuild)")
         return None, True, Note("java-api", why)
-    if platform not in ("android", "linux"):
+    if platform not in (Platform.ANDROID, Platform.LINUX):
         raise ConfigError(f"a JNI library is built for Android and Linux targets, not {platform}",
                           hint="leave --java-api unset (or none) for this target")
     api = read_java_api(root)
