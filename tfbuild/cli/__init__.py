@@ -35,7 +35,7 @@ from typer.core import TyperArgument, TyperCommand, TyperGroup, TyperOption
 
 from tfbuild import __version__
 from tfbuild.cli import coercion
-from tfbuild.errors import TfbuildError
+from tfbuild.errors import INTERNAL_ERROR_EXIT_CODE, USAGE_EXIT_CODE, TfbuildError
 from tfbuild.log import NORMAL, QUIET, VERBOSE, set_level
 
 app = typer.Typer(
@@ -298,14 +298,14 @@ def main(argv: list[str] | None = None) -> int:
 
 def _run(args: list[str], argv: list[str] | None) -> int:
     """Run the command ``args`` names; its exit code, each failure reported as :func:`main` says."""
-    from tfbuild.stop_signals import last_stop
+    from tfbuild.stop_signals import exit_code, last_stop
 
     try:
         command = _prepared_command(args)
         # not standalone: a usage error reaches us, to be one line rather than click's box
         result = command.main(args=argv, prog_name="tfbuild", standalone_mode=False)
         code = result if isinstance(result, int) else 0
-        if code == 130 and last_stop() is not None:  # stopped while click parsed the options
+        if code == exit_code(None) and last_stop() is not None:  # Typer's 130 for a stop while it parsed
             code = _interrupted(last_stop())
     except (click_errors.ClickException, typer.Abort) as usage:
         code = _usage_error(usage)
@@ -414,7 +414,7 @@ def _usage_error(usage: Exception) -> int:
         if help_text.strip():
             sys.stderr.write(help_text.rstrip("\n") + "\n")
         _note_error("no command given", "see 'tfbuild --help'")
-        return 2
+        return USAGE_EXIT_CODE
     if not isinstance(usage, click_errors.ClickException):  # typer.Abort
         if isinstance(usage.__cause__, KeyboardInterrupt):  # a stop while click parsed the options
             return _interrupted(usage.__cause__)
@@ -465,7 +465,7 @@ def _unexpected(failure: Exception) -> int:
                  "traceback, and please report it", markup=False)
     _note_error(f"internal error ({type(failure).__name__}: {failure})", "run again with --debug for the traceback")
     _print_notes(failure)
-    return 70  # EX_SOFTWARE
+    return INTERNAL_ERROR_EXIT_CODE
 
 
 class _NamedStdout(io.RawIOBase):
