@@ -100,6 +100,7 @@ from tfbuild.pipeline.planning.plan import (
     BuildPlan,
     GeneratedFile,
     Step,
+    TreeLeftover,
 )
 from tfbuild.pipeline.planning.protobuf_runtime import (
     BENCHMARK_OBJECT,
@@ -131,7 +132,7 @@ from tfbuild.tree.git_version import (
 from tfbuild.tree.java_api import TreeJavaApi, full_runtime_uses, missing_eager_api
 from tfbuild.tree.makefile_inputs import require_makefile_inputs
 from tfbuild.tree.protobuf_pin import read_protobuf_pin
-from tfbuild.tree.protobuf_rename import apply_protobuf_rename, plan_protobuf_rename
+from tfbuild.tree.protobuf_rename import NAMESPACE, PROTOBUF_SRC, apply_protobuf_rename, plan_protobuf_rename
 
 __all__ = [
     "DOWNLOAD_STEP", "FORGET_STEP", "MAKEFILE", "MAKEFILE_NDK_API_LEVEL", "PROFILE_MAKEFILE", "PROTOBUF_RENAME_STEP",
@@ -146,6 +147,11 @@ PROTOBUF_PROGRAMS = ("autoreconf", "libtoolize", "automake", "make")
 """What building protobuf from source runs: its ``autogen.sh`` (autotools), then make."""
 DOWNLOAD_STEP = "download dependencies"
 PROTOBUF_RENAME_STEP = "rename protobuf to google::protobuf3"
+_RENAMED_PROTOBUF = TreeLeftover(
+    f"{PROTOBUF_SRC}/google/{NAMESPACE}",
+    f"renamed protobuf to google::{NAMESPACE} in {MAKEFILE_DIR}/downloads (the build's downloaded dependencies: "
+    "the revert leaves them; delete that directory for the original)",
+)
 SELECTIVE_FLAGS = ("-DSELECTIVE_REGISTRATION", "-DSUPPORT_SELECTIVE_REGISTRATION")
 FULL_TYPES = "-D__ANDROID_TYPES_FULL__"
 HOST_JNI_FLAGS = ("--std=c++11", "-DNDEBUG")
@@ -246,6 +252,8 @@ def plan(request: PlanRequest) -> BuildPlan:
         secret_env=remote.secret_env,
         network=remote.network,
         protobuf_runtime=request.options.protobuf_runtime,
+        page_size=profile.ndk_clang.page_size if clang is not None and profile.ndk_clang is not None else None,
+        tree_leftovers=(_RENAMED_PROTOBUF,) if makefile.renames_protobuf() else (),
     )
 
 
@@ -498,11 +506,15 @@ class _Makefile:
             tags=frozenset(tags),
         )
 
+    def renames_protobuf(self) -> bool:
+        """Whether the plan renames protobuf (``--protobuf-rename``) in the tree's downloads."""
+        return self.request.options.protobuf_rename and self.request.tree is not None
+
     def _rename_steps(self) -> list[Step]:
         """With ``--protobuf-rename``: the rename, once the download step has filled ``downloads/``,
         done by tfbuild on this machine's tree (shown as the command that does it by hand)."""
         tree = self.request.tree
-        if not self.request.options.protobuf_rename or tree is None:
+        if not self.renames_protobuf() or tree is None:
             return []
         root = tree.root.absolute()
         argv = ("tfbuild", "protobuf", "rename", "--source", str(root))

@@ -132,6 +132,16 @@ class AndroidNdkUse:
 
 
 @dataclass(frozen=True)
+class TreeLeftover:
+    """A change a plan's step makes in the tree that ``tfbuild edit --revert`` leaves (the
+    Makefile flavour's protobuf rename in its downloaded dependencies): when ``path``
+    (repository-relative) is there after the build ran, ``note`` says so."""
+
+    path: str
+    note: str
+
+
+@dataclass(frozen=True)
 class AndroidJniRecord:
     """The JNI library an Android build links: its file, the Java class whose native methods it
     implements (``tfbuild aar`` compiles that class against it), and what it exports."""
@@ -200,3 +210,8 @@ class BuildPlan:
     protobuf_runtime: ProtobufRuntime = "full"
     """The protobuf runtime TensorFlow's protos were generated for
     (:mod:`tfbuild.pipeline.planning.protobuf_runtime`)."""
+    page_size: int | None = None
+    """The LOAD alignment every ELF the plan links has (the clang adapter's Android builds),
+    which the build checks its artifacts against; None: no alignment asked for."""
+    tree_leftovers: tuple[TreeLeftover, ...] = ()
+    """What the steps change in the tree that the revert leaves, for the build's notes."""

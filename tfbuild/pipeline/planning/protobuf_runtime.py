@@ -96,6 +96,8 @@ FULL_RUNTIME_KERNELS = (
 MOBILE_GUARD_SOURCE = "tensorflow/core/common_runtime/graph_execution_state.cc"
 """The one caller of grappler in the Makefile's sources, which must leave it out on mobile."""
 MOBILE_PLATFORMS = ("android", "ios")
+"""The mobile platforms: the lite runtime is for them alone, and TensorFlow trims their kernel
+types (``__ANDROID_TYPES_SLIM__``; the contrib Makefile's iOS section takes the same ``ANDROID_TYPES``)."""
 PROTO_LIST = "tensorflow/contrib/makefile/tf_proto_files.txt"
 """The protos the contrib Makefile generates and compiles into the library."""
 LITE_MISSING_IMPORTS = ("google/protobuf/wrappers.proto",)
