@@ -54,13 +54,14 @@ from tfbuild.pipeline.caches.remote import CacheStats, forget_cache_stats, read_
 from tfbuild.pipeline.declarations.options import BuildOptions
 from tfbuild.pipeline.declarations.size_profiles import hot_kernel_files
 from tfbuild.pipeline.flavours import (
-    HEADER_NAME,
-    HEADER_SUBDIR,
     PLANNERS,
     InstalledTensorFlow,
     Preparation,
     choose_flavour,
     plan_build,
+)
+from tfbuild.pipeline.flavours import (
+    header_path as flavour_header_path,
 )
 from tfbuild.pipeline.flavours.per_file_selection import PerFileSelection
 from tfbuild.pipeline.outputs.elf_pages import check_page_alignment
@@ -296,7 +297,7 @@ def _plan(
 ) -> _Planned:
     """The header, the plan, the source edits checked by the preflight, the tree changes and the
     prerequisites: everything up to the first change, the same for a build and its dry run."""
-    header_path = options.output_dir / HEADER_SUBDIR / HEADER_NAME
+    header_path = flavour_header_path(options.output_dir)
     work = None
     notes = [Note("model", f"{p.model}: {p.op} ({p.node}): {p.message}") for p in analysis.problems]
     if tree is not None:
