@@ -105,6 +105,7 @@ from tfbuild.pipeline.planning.plan import (
 from tfbuild.pipeline.planning.protobuf_runtime import (
     BENCHMARK_OBJECT,
     GIVEN_UP,
+    LITE,
     LITE_DEFINE,
     LITE_MAKEFILE,
     LITE_TEXT_PROTO_HEADER,
@@ -177,12 +178,12 @@ def check(options: BuildOptions, profile: TargetProfile, tree: TreeFacts | None)
     sources switch to them."""
     if tree is not None and not tree.has_makefile:
         raise SourceTreeError(
-            f"{tree.root}: TensorFlow {tree.version} has no tensorflow/contrib/makefile (removed in 2.1)",
+            f"{tree.root}: TensorFlow {tree.version} has no {MAKEFILE_DIR} (removed in 2.1)",
             hint="build it with --flavour bazel",
         )
     if tree is not None:
         require_makefile_inputs(tree.root)
-    if tree is not None and options.protobuf_runtime == "lite":
+    if tree is not None and options.protobuf_runtime == LITE:
         check_lite(tree.root, str(tree.version), target=profile.name, platform=profile.platform,
                    renamed=options.protobuf_rename)
 
@@ -309,7 +310,7 @@ class _LiteProtos:
 
 def _lite_files(request: PlanRequest, layout: BuildLayout) -> _LiteProtos | None:
     """What ``--protobuf-runtime lite`` adds to the build (:mod:`tfbuild.pipeline.planning.protobuf_runtime`)."""
-    if request.options.protobuf_runtime != "lite":
+    if request.options.protobuf_runtime != LITE:
         return None
     assert request.tree is not None
     out = request.options.output_dir
@@ -617,7 +618,7 @@ class _Makefile:
         # root) and the build's header directory stays off the command line: it is in the
         # output directory, which differs from app to app, and a new command line rebuilds all.
         header = () if self.request.selection is not None else (f"-I{self.layout.header_dir}",)
-        lite = (LITE_DEFINE,) if options.protobuf_runtime == "lite" else ()
+        lite = (LITE_DEFINE,) if options.protobuf_runtime == LITE else ()
         return one_optimisation_level((*self.profile.optflags, *size.cflags, *SELECTIVE_FLAGS, *lite, *header,
                                        *self._prefix_maps(), *options.extra_cflags))
 
@@ -716,7 +717,7 @@ class _Makefile:
             min_sdk=android.ndk_api_level,
             tree_root=tree.root,
             tree_api=tree_api,
-            lite_protobuf=self.request.options.protobuf_runtime == "lite",
+            lite_protobuf=self.request.options.protobuf_runtime == LITE,
         ))
 
     def _clang_variables(self) -> dict[str, str]:
@@ -750,7 +751,7 @@ def _jni_library(request: PlanRequest, makefile: _Makefile, size: AppliedSizePro
             f"{request.tree.root / eager}: calls TensorFlow's eager C API (TFE_*), which neither "
             f"{tree_api.recipe} nor the contrib Makefile builds: the recipe is older than this tree's Java API",
             hint="build --java-api tfbuild (tfbuild's own class) for this tree")
-    if tree_api is not None and request.options.protobuf_runtime == "lite":
+    if tree_api is not None and request.options.protobuf_runtime == LITE:
         uses = full_runtime_uses(request.tree.root, tree_api, android=request.profile.platform == "android")
         if uses:
             raise SourceTreeError(

@@ -15,7 +15,7 @@ from typing import Literal, Protocol
 
 from tfbuild.flavour import Flavour
 from tfbuild.pipeline.planning.notes import Note, NoteKind
-from tfbuild.pipeline.planning.protobuf_runtime import ProtobufRuntime
+from tfbuild.pipeline.planning.protobuf_runtime import FULL, ProtobufRuntime
 from tfbuild.pipeline.planning.reproducible import Reproducibility
 from tfbuild.toolchain.image_spec import ImageSpec, Mount
 from tfbuild.tree.mobile_types import MobileTypes
@@ -207,7 +207,7 @@ class BuildPlan:
     network: str | None = None
     """The container's network: None for Docker's bridge, ``host`` when a cache or distcc
     worker is on this machine's loopback."""
-    protobuf_runtime: ProtobufRuntime = "full"
+    protobuf_runtime: ProtobufRuntime = FULL
     """The protobuf runtime TensorFlow's protos were generated for
     (:mod:`tfbuild.pipeline.planning.protobuf_runtime`)."""
     page_size: int | None = None
