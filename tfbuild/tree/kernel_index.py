@@ -24,10 +24,10 @@ from typing import Any
 
 from tfbuild import __version__
 from tfbuild.cache import cache_dir, read_through
+from tfbuild.cpp import KERNELS_DIR
 from tfbuild.cpp.scan import (
     CPU_DEVICES,
     FALLBACK_MACROS,
-    KERNELS_DIR,
     MACRO_HEADERS,
     SCAN_ROOTS,
     TreeReader,

@@ -23,7 +23,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from tfbuild.cpp.scan import CPU_DEVICES, KERNELS_DIR
+from tfbuild.cpp import KERNELS_DIR
+from tfbuild.cpp.scan import CPU_DEVICES
 from tfbuild.errors import InputFileError
 from tfbuild.model.analysis import analyze_loaded
 from tfbuild.model.formats import LoadedModel, ModelFormat, load_model

@@ -58,9 +58,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final, Literal
 
 from tfbuild.errors import ConfigError, SourceTreeError
-from tfbuild.tree.facts import MAKEFILE_DIR, read_text_if_present
+from tfbuild.tree.build_files.op_files_list import MAKEFILE_DIR
 
-if TYPE_CHECKING:  # the option's kind reads RUNTIMES on --help, which loads no target profile
+if TYPE_CHECKING:  # the option's kind reads RUNTIMES on --help, which loads no target profile nor tree.facts
     from tfbuild.toolchain.targets import LinkProfile, MakefileProfile, TargetProfile
 
 ProtobufRuntime = Literal["full", "lite"]
@@ -111,6 +111,13 @@ _DIRECTIVE = re.compile(r"\s*#\s*(\w+)\s*(\S*)")
 
 GIVEN_UP = ("text-format protos (ReadTextProto, DebugString() of TensorFlow's messages) and protobuf "
             "reflection are not in the binary")
+
+
+def read_text_if_present(path: Path) -> str | None:
+    """:func:`tfbuild.tree.facts.read_text_if_present`, imported when a tree is read."""
+    from tfbuild.tree.facts import read_text_if_present as read
+
+    return read(path)
 
 
 def tree_supports_lite(root: Path) -> bool:

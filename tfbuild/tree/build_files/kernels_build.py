@@ -25,7 +25,7 @@ import posixpath
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
-from tfbuild.cpp.scan import KERNELS_DIR
+from tfbuild.cpp import KERNELS_DIR
 from tfbuild.errors import SourceTreeError
 from tfbuild.tree.build_files.filegroups import Filegroup, parse_build, read_filegroups
 from tfbuild.tree.build_files.starlark_lists import apply_insertions, find_lists, insertions
