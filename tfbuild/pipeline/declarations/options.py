@@ -178,7 +178,8 @@ FLAVOUR: Option[Flavour | None] = Option(
     "flavour", kinds.FLAVOUR, None, f"{' | '.join(Flavour)} (default: chosen from the target and the tree).",
     ("TFBUILD_FLAVOUR",))
 OUTPUT_DIR: Option[Path] = Option(
-    "output_dir", kinds.PATH, Computed(_default_output_dir, "tfbuild-out/<target>, or tfbuild-out/<app>/<target>"),
+    "output_dir", kinds.PATH,
+    Computed(_default_output_dir, f"{DEFAULT_OUTPUT_ROOT}/<target>, or {DEFAULT_OUTPUT_ROOT}/<app>/<target>"),
     "Output directory.", ("TFBUILD_OUT",),
     key="out", flags=("--out-dir", "--out"), metavar="DIR")
 LOCAL: Option[bool] = Option(
