@@ -89,3 +89,15 @@ def test_the_cli_consoles_report_a_closed_stdout():
 
     assert isinstance(stdout_console(), console_class())
     assert "on_broken_pipe" in vars(console_class())
+
+
+def test_every_typer_attribute_the_cli_replaces_is_listed():
+    """The CLI replaces Typer attributes only in its ``__init__`` and coercion, and only listed ones."""
+    replaced = set(re.findall(r"^(Typer\w+\.\w+) = ", (CLI / "__init__.py").read_text(encoding="utf-8"), re.MULTILINE))
+    replaced |= {name for name in re.findall(r"^\s*typer_core\.(\w+) = ", (CLI / "coercion.py").read_text(
+        encoding="utf-8"), re.MULTILINE) if not name.startswith("_tfbuild")}
+    assert replaced and replaced <= set(TYPER_INTERNALS["typer.core"]), replaced
+    for path in sorted(CLI.glob("*.py")):
+        if path.name not in ("__init__.py", "coercion.py"):
+            assert not re.search(r"^\s*(?:Typer\w+|typer\w*|click\w*|Console)\.\w+ = ", path.read_text(
+                encoding="utf-8"), re.MULTILINE), path.name
