@@ -119,6 +119,10 @@ def test_golden_tf2_plan(world, target, flavour, tree):
 def test_golden_clang_ndk_plan(world, target, flavour, ndk):
     plan = plan_for(world, target, flavour, ndk=str(world / ndk))
     check_golden(f"{target}-{flavour}-{ndk}", plan_text(plan), replacements(world, "tf1"))
+    # the alignment the build checks its ELFs against is the plan's, as its planner chose it
+    assert plan.android_ndk is not None and plan.android_ndk.adapter == "clang"
+    assert plan.page_size == get_target(target).makefile.ndk_clang.page_size
+    assert plan_for(world, "linux-x86_64", "makefile").page_size is None
 
 
 @pytest.mark.tensorflow
@@ -180,6 +184,10 @@ def test_downloads_are_skipped_when_present_and_the_protobuf_rename_follows_them
     assert rename.host_action == RenameProtobuf(world / "tf1")
     assert rename.argv == ("tfbuild", "protobuf", "rename", "--source", str(world / "tf1"))
     assert renaming.steps[2:] == plan.steps[1:]
+    # the flow says what the rename left in the downloads from the plan, not from the step's name
+    assert plan.tree_leftovers == ()
+    assert [leftover.path for leftover in renaming.tree_leftovers] == [
+        "tensorflow/contrib/makefile/downloads/protobuf/src/google/protobuf3"]
     text = plan_text(renaming)
     assert f"2. {PROTOBUF_RENAME_STEP}\n       in {world / 'tf1'}: tfbuild protobuf rename --source {world / 'tf1'}" in text
 

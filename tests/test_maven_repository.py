@@ -71,16 +71,29 @@ def test_coordinates_that_are_not_group_artifact_version_are_refused(text):
         parse_coordinates(text)
 
 
-@pytest.mark.parametrize(("value", "message"), [
-    ("99999999999999", "is not a time a zip file can carry"),
-    ("-1", "is not a time a zip file can carry"),
-    ("soon", "is not a whole number of seconds"),
-])
-def test_source_date_epoch_an_aar_cannot_carry_is_one_line(value, message):
-    from tfbuild.pipeline.outputs.android.aar import _timestamp
+def test_source_date_epoch_an_aar_cannot_carry_is_one_line_naming_where_it_came_from():
+    from tfbuild.pipeline.outputs.android.aar import zip_timestamp
 
-    with pytest.raises(ConfigError, match=message):
-        _timestamp({"SOURCE_DATE_EPOCH": value})
+    with pytest.raises(ConfigError, match=r"^\$SOURCE_DATE_EPOCH: 99999999999999 is not a time a zip file can carry"):
+        zip_timestamp(99999999999999, "$SOURCE_DATE_EPOCH")
+    assert zip_timestamp(None) == zip_timestamp(0) == (1980, 1, 1, 0, 0, 0)
+    assert zip_timestamp(1700000001) == (2023, 11, 14, 22, 13, 20)  # two-second steps
+
+
+@pytest.mark.parametrize(("variable", "value", "message"), [
+    ("SOURCE_DATE_EPOCH", "99999999999999", "$SOURCE_DATE_EPOCH: 99999999999999 is not a time a zip file can carry"),
+    ("SOURCE_DATE_EPOCH", "-1", "$SOURCE_DATE_EPOCH: "),
+    ("TFBUILD_SOURCE_DATE_EPOCH", "soon", "$TFBUILD_SOURCE_DATE_EPOCH: "),
+])
+def test_tfbuild_aar_reads_the_epoch_as_every_command_does(variable, value, message, tmp_path, monkeypatch, capsys):
+    """``tfbuild aar`` takes the build option (flag, either variable, tfbuild.toml) and refuses a
+    bad value as the build does (exit 2), before it reads any build."""
+    from tfbuild.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv(variable, value)
+    assert main(["aar", str(tmp_path / "nowhere"), "-o", str(tmp_path / "a.aar")]) == 2
+    assert message in capsys.readouterr().err
 
 
 def test_a_publish_stopped_halfway_is_completed_by_the_next_and_the_aar_is_not_rewritten(tmp_path):

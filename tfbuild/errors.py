@@ -87,3 +87,15 @@ class VerificationError(TfbuildError):
 
 class CommandTimeout(BuildError):
     """A command ran past its time limit and was killed."""
+
+
+USAGE_EXIT_CODE = ConfigError.exit_code
+"""A command line that names no command, an unknown option, a value that is no value: click's
+usage errors share the code of a bad option value (2)."""
+
+INTERNAL_ERROR_EXIT_CODE = 70
+"""A failure no command expected, that is, a tfbuild bug: ``EX_SOFTWARE`` from sysexits.h."""
+
+SIGNAL_EXIT_BASE = 128
+"""A run a signal stopped exits with the shell's code for it, this plus the signal's number
+(:mod:`tfbuild.stop_signals`: 130 for Ctrl-C's SIGINT, 143 for SIGTERM, 129 for SIGHUP)."""

@@ -25,6 +25,8 @@ import threading
 from collections.abc import Iterator
 from types import FrameType
 
+from tfbuild.errors import SIGNAL_EXIT_BASE
+
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 _pending: list[int] = []
 _raised: list[Stopped] = []
@@ -42,7 +44,7 @@ class Stopped(KeyboardInterrupt):
     @property
     def exit_code(self) -> int:
         """The shell's code for a process a signal ended: 128 + its number."""
-        return 128 + self.signum
+        return SIGNAL_EXIT_BASE + self.signum
 
     @property
     def name(self) -> str:
@@ -51,7 +53,7 @@ class Stopped(KeyboardInterrupt):
 
 def exit_code(stop: BaseException | None) -> int:
     """The exit code of a run that ``stop`` ended: a plain :class:`KeyboardInterrupt` is Ctrl-C's 130."""
-    return stop.exit_code if isinstance(stop, Stopped) else 128 + signal.SIGINT
+    return stop.exit_code if isinstance(stop, Stopped) else SIGNAL_EXIT_BASE + signal.SIGINT
 
 
 def _on_signal(signum: int, frame: FrameType | None) -> None:

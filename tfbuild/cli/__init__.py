@@ -15,6 +15,12 @@ something prints through it, pydantic only for values that need validating
 (:mod:`tfbuild.cli.coercion`). The build options' flags, with their environment variables and
 ``tfbuild.toml`` keys in their help, are made from their declarations (:mod:`tfbuild.cli.option_flags`).
 
+Errors, the help of a group given no command (:class:`CommandGroup`, Typer's ``cls=``), the
+options a mistyped one is answered with, and a closed stdout under rich (:func:`console_class`)
+go through Typer's, click's and rich's documented interfaces. The help's shape and the quick
+coercion reach Typer internals no interface does, which is why ``pyproject.toml`` pins Typer
+exactly (``tests/test_cli_dependencies.py`` checks each internal is there).
+
 Nothing imported here may import TensorFlow: ``tfbuild --help`` has to start fast.
 """
 
@@ -30,32 +36,56 @@ from typing import TYPE_CHECKING, Any, cast
 
 import typer
 import typer.main
-from typer._click import exceptions as click_errors  # the click Typer bundles and raises
 from typer.core import TyperArgument, TyperCommand, TyperGroup, TyperOption
 
 from tfbuild import __version__
 from tfbuild.cli import coercion
-from tfbuild.errors import TfbuildError
+from tfbuild.errors import INTERNAL_ERROR_EXIT_CODE, USAGE_EXIT_CODE, TfbuildError
 from tfbuild.log import NORMAL, QUIET, VERBOSE, set_level
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+
+class _NoCommand(Exception):
+    """A group run without a command (``tfbuild``, ``tfbuild config``): its help, as the error."""
+
+    def __init__(self, ctx: Any) -> None:
+        super().__init__("no command given")
+        self.help = ctx.get_help()  # on a terminal rich prints it here and gives ""
+
+
+class CommandGroup(TyperGroup):
+    """tfbuild's command groups (Typer's ``cls=``): a group given no command raises
+    :class:`_NoCommand` for :func:`main` to print its help and exit 2 like any usage error."""
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:  # ctx: the click Context Typer bundles
+        if not args and self.no_args_is_help and not ctx.resilient_parsing:
+            raise _NoCommand(ctx)
+        return super().parse_args(ctx, args)
+
 
 app = typer.Typer(
     name="tfbuild",
+    cls=CommandGroup,
     help="Turn a TensorFlow model into a small mobile TensorFlow binary.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     add_completion=True,
 )
 
-if TYPE_CHECKING:
+
+@functools.cache
+def console_class() -> type[Console]:
+    """rich's console, reporting a closed stdout to :func:`main` (:func:`_broken_pipe`); rich
+    is imported only by commands that print through it."""
     from rich.console import Console
 
+    class ReportingConsole(Console):
+        def on_broken_pipe(self) -> None:
+            _broken_pipe(self)
 
-def patch_rich() -> None:
-    """Make rich report a closed stdout to :func:`main` (:func:`_broken_pipe`); called before any
-    console prints (rich is imported only by commands that print through it)."""
-    from rich.console import Console
-
-    Console.on_broken_pipe = _broken_pipe  # type: ignore[method-assign,assignment]
+    return ReportingConsole
 
 
 class _LazyConsole:
@@ -68,12 +98,10 @@ class _LazyConsole:
 
     def __getattr__(self, name: str) -> Any:
         if self._console is None:
-            from rich.console import Console
-
             from tfbuild.cli.output import colour_settings
 
-            patch_rich()
-            self._console = Console(**self._settings, **colour_settings(stderr=self._settings.get("stderr", False)))
+            self._console = console_class()(**self._settings,
+                                            **colour_settings(stderr=self._settings.get("stderr", False)))
         return getattr(self._console, name)
 
 
@@ -125,30 +153,6 @@ def _range(option: TyperOption) -> str | None:
 TyperOption._get_number_range_help_str = _range  # type: ignore[method-assign,assignment]
 
 
-def _suggest_visible_options_only() -> None:
-    """A mistyped option is answered with the options the help shows, not with the old
-    spellings kept hidden (``--out``, for ``--out-dir``)."""
-    try:
-        from typer._click.exceptions import NoSuchOption
-        from typer._click.parser import _OptionParser
-    except ImportError:  # another Typer: its own suggestions stay
-        return
-    match = _OptionParser._match_long_opt
-
-    def match_long_opt(parser: Any, opt: str, explicit_value: Any, state: Any) -> None:
-        try:
-            match(parser, opt, explicit_value, state)
-        except NoSuchOption as error:
-            command = getattr(parser.ctx, "command", None)
-            hidden = {name for param in getattr(command, "params", ()) if getattr(param, "hidden", False)
-                      for name in param.opts}
-            error.possibilities = [name for name in error.possibilities or () if name not in hidden]
-            raise
-
-    _OptionParser._match_long_opt = match_long_opt  # type: ignore[method-assign,assignment]
-
-
-_suggest_visible_options_only()
 TyperArgument._usage_display_name = _argument_usage  # type: ignore[method-assign,assignment]
 TyperArgument._rich_display_name = _argument_name  # type: ignore[method-assign,assignment]
 TyperArgument.display_name_raw = property(_argument_name)  # type: ignore[assignment,method-assign]
@@ -298,16 +302,16 @@ def main(argv: list[str] | None = None) -> int:
 
 def _run(args: list[str], argv: list[str] | None) -> int:
     """Run the command ``args`` names; its exit code, each failure reported as :func:`main` says."""
-    from tfbuild.stop_signals import last_stop
+    from tfbuild.stop_signals import exit_code, last_stop
 
     try:
         command = _prepared_command(args)
         # not standalone: a usage error reaches us, to be one line rather than click's box
         result = command.main(args=argv, prog_name="tfbuild", standalone_mode=False)
         code = result if isinstance(result, int) else 0
-        if code == 130 and last_stop() is not None:  # stopped while click parsed the options
+        if code == exit_code(None) and last_stop() is not None:  # Typer's 130 for a stop while it parsed
             code = _interrupted(last_stop())
-    except (click_errors.ClickException, typer.Abort) as usage:
+    except (_NoCommand, typer.TyperException, typer.Abort) as usage:
         code = _usage_error(usage)
     except SystemExit as done:
         code = done.code if isinstance(done.code, int) else (0 if done.code is None else 1)
@@ -381,8 +385,6 @@ def _prepared_command(args: list[str]) -> Any:
     """The click command for ``args``: only the named command's module loaded, its help made for
     where it is shown (boxed on a terminal, plain in a file or a pipe)."""
     command = _command(_command_named(args))
-    if "rich.console" in sys.modules:  # a command module printing through rich imported it
-        patch_rich()
     if _asks_for_help(args):
         _polish_help(command, rich=_is_terminal(sys.stdout), shown=_command_named(args))
     else:  # a usage error goes to stderr: boxed there only on a terminal
@@ -407,24 +409,36 @@ def _command_named(args: list[str]) -> str | None:
 def _usage_error(usage: Exception) -> int:
     """A usage error (an unknown command or option, an option without its value) in one line
     and exit code 2, rather than click's box of five."""
-    if isinstance(usage, click_errors.NoArgsIsHelpError):
+    if isinstance(usage, _NoCommand):
         # On a terminal rich printed the help when the error was made; elsewhere it is the
         # message, printed here, on stderr as for any usage error
-        help_text = usage.format_message()
-        if help_text.strip():
-            sys.stderr.write(help_text.rstrip("\n") + "\n")
+        if usage.help.strip():
+            sys.stderr.write(usage.help.rstrip("\n") + "\n")
         _note_error("no command given", "see 'tfbuild --help'")
-        return 2
-    if not isinstance(usage, click_errors.ClickException):  # typer.Abort
+        return USAGE_EXIT_CODE
+    if not isinstance(usage, typer.TyperException):  # typer.Abort
         if isinstance(usage.__cause__, KeyboardInterrupt):  # a stop while click parsed the options
             return _interrupted(usage.__cause__)
         stderr.print("error: aborted", markup=False)
         return 1
     ctx = getattr(usage, "ctx", None)
+    _suggest_visible_options_only(usage)
     where = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
     stderr.print(f"error: {usage.format_message()}{where}", markup=False)
     _note_error(usage.format_message(), f"see '{ctx.command_path} --help'" if ctx is not None else None)
     return usage.exit_code
+
+
+def _suggest_visible_options_only(usage: typer.TyperException) -> None:
+    """A mistyped option is answered with the options the help shows, not with the old
+    spellings kept hidden (``--out``, for ``--out-dir``): click's ``NoSuchOption`` lists its
+    ``possibilities``, which are narrowed here to the command's visible options."""
+    possibilities = getattr(usage, "possibilities", None)
+    ctx = getattr(usage, "ctx", None)
+    if not possibilities or ctx is None:
+        return
+    hidden = {name for param in ctx.command.params if getattr(param, "hidden", False) for name in param.opts}
+    usage.possibilities = [name for name in possibilities if name not in hidden]  # type: ignore[attr-defined]
 
 
 @functools.cache
@@ -465,7 +479,7 @@ def _unexpected(failure: Exception) -> int:
                  "traceback, and please report it", markup=False)
     _note_error(f"internal error ({type(failure).__name__}: {failure})", "run again with --debug for the traceback")
     _print_notes(failure)
-    return 70  # EX_SOFTWARE
+    return INTERNAL_ERROR_EXIT_CODE
 
 
 class _NamedStdout(io.RawIOBase):

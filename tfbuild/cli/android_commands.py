@@ -12,12 +12,16 @@ from pathlib import Path
 import typer
 
 from tfbuild.cli import app
+from tfbuild.cli.option_flags import resolve, takes_options
 from tfbuild.cli.output import lazy_console
+from tfbuild.pipeline.declarations import options
+from tfbuild.pipeline.declarations.options import Flags
 
 _plain = lazy_console()
 
 
 @app.command("aar")
+@takes_options((options.SOURCE_DATE_EPOCH, "Time of the archives' entries (default: 1980-01-01)."))
 def aar_command(
     builds: list[Path] = typer.Argument(
         ..., metavar="DIR", show_default=False, help="Output directories of Android builds (one per ABI)."
@@ -37,13 +41,16 @@ def aar_command(
         help="An Android SDK's android.jar to compile TensorFlow's Java API against (default: tfbuild's "
         "stand-ins of the android.* members it calls, which stay out of the AAR).",
     ),
+    flags: Flags = Flags(),  # noqa: B008 (the flag of the declaration above: takes_options fills it)
 ) -> None:
     """Assemble an AAR (manifest, classes.jar, jni/<abi>/lib*.so, R.txt, proguard.txt) from Android builds."""
     from tfbuild.pipeline.outputs.android.aar import build_aar
     from tfbuild.pipeline.outputs.android.maven import parse_coordinates
 
     wanted = parse_coordinates(coordinates) if coordinates is not None else None
-    result = build_aar(builds, output, maven_repo=maven_repo, coordinates=wanted, stubs=android_jar)
+    resolved = resolve(flags, require_target=False)
+    result = build_aar(builds, output, maven_repo=maven_repo, coordinates=wanted, stubs=android_jar,
+                       epoch=resolved.options.source_date_epoch, epoch_from=resolved.origin(options.SOURCE_DATE_EPOCH))
     _plain.print(f"wrote {result.path} ({', '.join(result.abis)}; {result.java_package}; sha256 {result.sha256})")
     for entry in result.entries:
         _plain.print(f"  {entry}")

@@ -15,13 +15,13 @@ from pathlib import Path
 
 import typer
 
-from tfbuild.cli import app
+from tfbuild.cli import CommandGroup, app
 from tfbuild.cli.option_flags import resolve, takes_options
 from tfbuild.cli.output import emit_json, jsonable, print_table, stdout_console
 from tfbuild.pipeline.declarations.options import CONFIG_FILE_NAME, ENV_CONFIG, OPTIONS, Flags, app_matrix
 
-config_app = typer.Typer(help="Show the options tfbuild resolves from tfbuild.toml and the environment.",
-                         no_args_is_help=True)
+config_app = typer.Typer(cls=CommandGroup, no_args_is_help=True,
+                         help="Show the options tfbuild resolves from tfbuild.toml and the environment.")
 app.add_typer(config_app, name="config")
 
 

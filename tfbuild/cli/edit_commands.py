@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from tfbuild.cli import app, params
+from tfbuild.cli import CommandGroup, app, params
 from tfbuild.cli.option_flags import source_tree, takes_options
 from tfbuild.cli.output import jsonable, plain, print_json, stdout_console
 from tfbuild.errors import ConfigError
@@ -23,7 +23,8 @@ from tfbuild.pipeline.declarations.options import SOURCE, Flags
 if TYPE_CHECKING:
     from rich.console import Console
 
-protobuf_app = typer.Typer(help="Protobuf handling for the contrib Makefile build.", no_args_is_help=True)
+protobuf_app = typer.Typer(cls=CommandGroup, help="Protobuf handling for the contrib Makefile build.",
+                           no_args_is_help=True)
 app.add_typer(protobuf_app, name="protobuf")
 
 _SOURCE_HELP = "The TensorFlow checkout, a git repository."

@@ -57,14 +57,11 @@ def colour_settings(*, stderr: bool = False) -> dict[str, Any]:
 def stdout_console(*, stderr: bool = False, **kwargs: Any) -> Console:
     """A console on stdout (or stderr): the terminal's width there, unbounded elsewhere, so
     nothing printed to a file or a pipe is wrapped; colour as :func:`colour_settings` says."""
-    from rich.console import Console
+    from tfbuild.cli import console_class
 
-    from tfbuild.cli import patch_rich
-
-    patch_rich()
     settings = colour_settings(stderr=stderr)
     width = None if settings["force_terminal"] else WIDE
-    return Console(highlight=False, soft_wrap=True, width=width, stderr=stderr, **settings, **kwargs)
+    return console_class()(highlight=False, soft_wrap=True, width=width, stderr=stderr, **settings, **kwargs)
 
 
 class LazyConsole:

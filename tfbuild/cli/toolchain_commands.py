@@ -7,10 +7,12 @@ from pathlib import Path
 
 import typer
 
+from tfbuild.cli import CommandGroup
 from tfbuild.cli.output import lazy_console, print_table, stdout_console
 from tfbuild.errors import ConfigError
 
 toolchain_app = typer.Typer(
+    cls=CommandGroup,
     help="Make the base image and the toolchain images builds run in.", no_args_is_help=True
 )
 

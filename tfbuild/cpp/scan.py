@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from tfbuild.cpp import KERNELS_DIR
 from tfbuild.cpp.conditions import DESKTOP_ONLY, KNOWN_UNDEFINED, ConditionStack, evaluate
 from tfbuild.cpp.kernel_def import parse_builder
 from tfbuild.cpp.macros import (
@@ -51,7 +52,6 @@ from tfbuild.cpp.op_def import OP_TERMINALS, BuilderCall, parse_op_builders
 from tfbuild.cpp.string_constants import merge, read_string_constants
 
 TERMINALS = frozenset({"REGISTER_KERNEL_BUILDER", "REGISTER_SYSTEM_KERNEL_BUILDER"})
-KERNELS_DIR = "tensorflow/core/kernels"
 SCAN_ROOTS = (KERNELS_DIR, "tensorflow/contrib")
 MACRO_HEADERS = frozenset({
     "tensorflow/core/framework/register_types.h",

@@ -29,6 +29,9 @@ from tfbuild.model.names import is_valid_kernel_class, is_valid_op_name
 if TYPE_CHECKING:
     from tfbuild.model.analysis import Analysis
 
+HEADER_NAME = "ops_to_register.h"
+"""TensorFlow's registration header includes the selection by this exact name."""
+
 DEFAULT_OPS = "NoOp:NoOp,_Recv:RecvOp,_Send:SendOp"
 """TF's default ``--default_ops``: ops every graph executor needs whatever the model holds."""
 

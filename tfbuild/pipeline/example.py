@@ -16,8 +16,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tfbuild.errors import ConfigError, InputFileError
+from tfbuild.model.header import HEADER_NAME
+from tfbuild.pipeline.declarations.options import DEFAULT_OUTPUT_ROOT
 from tfbuild.pipeline.op_library.build import OpsLibraryResult, build_ops_library
-from tfbuild.pipeline.op_library.compile_plan import SELECTIVE_HEADER_NAME, OpsLibrarySpec, plan_ops_library
+from tfbuild.pipeline.op_library.compile_plan import OpsLibrarySpec, plan_ops_library
 from tfbuild.resources import examples_dir
 
 if TYPE_CHECKING:
@@ -25,7 +27,7 @@ if TYPE_CHECKING:
 
     from tfbuild.model.analysis import OpRequirement
 
-DEFAULT_OUT_DIR = Path("tfbuild-out") / "example"
+DEFAULT_OUT_DIR = Path(DEFAULT_OUTPUT_ROOT) / "example"
 LIBRARY_NAME = "libexample_ops.so"
 
 
@@ -70,7 +72,7 @@ class ExamplePaths:
             out_dir=out_dir,
             plain_library=out_dir / "plain" / LIBRARY_NAME,
             selective_library=out_dir / "selective" / LIBRARY_NAME,
-            header=out_dir / "include" / SELECTIVE_HEADER_NAME,
+            header=out_dir / "include" / HEADER_NAME,
         )
 
 

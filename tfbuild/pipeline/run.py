@@ -54,20 +54,21 @@ from tfbuild.pipeline.caches.remote import CacheStats, forget_cache_stats, read_
 from tfbuild.pipeline.declarations.options import BuildOptions
 from tfbuild.pipeline.declarations.size_profiles import hot_kernel_files
 from tfbuild.pipeline.flavours import (
-    HEADER_NAME,
-    HEADER_SUBDIR,
     PLANNERS,
     InstalledTensorFlow,
     Preparation,
     choose_flavour,
     plan_build,
 )
-from tfbuild.pipeline.flavours.makefile import PROTOBUF_RENAME_STEP
+from tfbuild.pipeline.flavours import (
+    header_path as flavour_header_path,
+)
 from tfbuild.pipeline.flavours.per_file_selection import PerFileSelection
 from tfbuild.pipeline.outputs.elf_pages import check_page_alignment
 from tfbuild.pipeline.outputs.manifest import TensorFlowRecord, make_manifest, write_manifest
 from tfbuild.pipeline.plan_text import plan_text
-from tfbuild.pipeline.planning.plan import BuildPlan, Note
+from tfbuild.pipeline.planning.plan import BuildPlan, Note, TreeLeftover
+from tfbuild.pipeline.planning.protobuf_runtime import MOBILE_PLATFORMS
 from tfbuild.pipeline.prerequisites import Prerequisite, check_prerequisites, check_xcode, require_prerequisites
 from tfbuild.pipeline.work_estimate import work_lines
 from tfbuild.stop_signals import deferred
@@ -80,7 +81,6 @@ from tfbuild.tree.kernel_index import KernelIndex, build_kernel_index
 from tfbuild.tree.mobile_types import MobileTypes
 from tfbuild.tree.needs import KernelNeed, Needs, header_needs
 from tfbuild.tree.preflight import PreflightReport, PreflightRequest, check_tree, require_pass
-from tfbuild.tree.protobuf_rename import NAMESPACE, PROTOBUF_SRC
 from tfbuild.tree.retarget import retarget_analysis, retarget_notes, tree_name
 from tfbuild.tree.work_branch import (
     WORK_BRANCH,
@@ -297,7 +297,7 @@ def _plan(
 ) -> _Planned:
     """The header, the plan, the source edits checked by the preflight, the tree changes and the
     prerequisites: everything up to the first change, the same for a build and its dry run."""
-    header_path = options.output_dir / HEADER_SUBDIR / HEADER_NAME
+    header_path = flavour_header_path(options.output_dir)
     work = None
     notes = [Note("model", f"{p.model}: {p.op} ({p.node}): {p.message}") for p in analysis.problems]
     if tree is not None:
@@ -344,7 +344,7 @@ def _execute(
     forget_cache_stats(options.output_dir)
     executed, changed = _change_tree_and_execute(plan, planned.changes, options, console)
     cache_stats = read_cache_stats(options.output_dir)
-    notes += _checked_outcome(profile, plan, executed, changed, cache_stats)
+    notes += _checked_outcome(plan, executed, changed, cache_stats)
     with log.step("manifest and size report"):
         manifest = make_manifest(
             plan,
@@ -385,8 +385,7 @@ def _change_tree_and_execute(
     and how to undo it."""
     from tfbuild.pipeline.planning.executor import execute_plan  # the docker SDK: only when something runs
 
-    renames = any(step.name == PROTOBUF_RENAME_STEP for step in plan.steps)
-    changed = _ChangeLog(changes, renames_protobuf=renames) if changes is not None else None
+    changed = _ChangeLog(changes, plan.tree_leftovers) if changes is not None else None
     with _undo_notes(changed):
         if changed is not None:
             with deferred():  # a stop signal waits for the commit to be noted, so the notes name it
@@ -429,13 +428,13 @@ def _before_analysis_text(prepared: Preparation, before: BuildPlan | None) -> st
             f"so that the analysis finds its kernels ({prepared.host_library.output})\n" + plan_text(before) + "\n")
 
 
-def _checked_outcome(profile: TargetProfile, plan: BuildPlan, executed: ExecutionResult,
-                     changed: _ChangeLog | None, cache_stats: CacheStats | None) -> list[Note]:
+def _checked_outcome(plan: BuildPlan, executed: ExecutionResult, changed: _ChangeLog | None,
+                     cache_stats: CacheStats | None) -> list[Note]:
     """What an executed build's notes add: its artifacts' page alignment, checked (a
     :class:`BuildError` when an ELF is below the page size its links were told), the compile
     cache's counts, and the tree changes with their undo command."""
     notes: list[Note] = []
-    page_size = _page_size(profile, plan)
+    page_size = plan.page_size
     if page_size is not None:
         check_page_alignment(executed.artifacts, page_size)
         notes.append(Note("page-alignment", f"every ELF linked for {plan.target} has its LOAD segments aligned to "
@@ -446,14 +445,6 @@ def _checked_outcome(profile: TargetProfile, plan: BuildPlan, executed: Executio
         lines = "; ".join(changed.lines())
         notes.append(Note("source-tree", f"{lines}; undo with: {revert_command(changed.changes.root)}"))
     return notes
-
-
-def _page_size(profile: TargetProfile, plan: BuildPlan) -> int | None:
-    """The page size the plan's links were told to align to (the clang adapter's Android
-    builds), which the artifacts are checked against."""
-    clang = profile.makefile.ndk_clang if profile.makefile is not None else None
-    used_clang = plan.android_ndk is not None and plan.android_ndk.adapter == "clang"
-    return clang.page_size if clang is not None and used_clang else None
 
 
 def _prepare_tree(
@@ -499,11 +490,6 @@ def _per_file_selection(options: BuildOptions, work: TreeWork | None) -> PerFile
         sources.update(work.index.files_for_op(requirement.op))
         sources.update(op_files.get(requirement.op, ()))
     return per_file_selection(work.header, work.index, op_files, sources)
-
-
-MOBILE_PLATFORMS = frozenset({"android", "ios"})
-"""Where TensorFlow trims kernel types (``__ANDROID_TYPES_SLIM__``; the contrib Makefile's iOS
-section takes the same ``ANDROID_TYPES``)."""
 
 
 def _mobile_types(
@@ -570,8 +556,8 @@ class _ChangeLog:
     """What a running build has changed in its tree so far."""
 
     changes: TreeChanges
-    renames_protobuf: bool = False
-    """Whether the plan has the protobuf rename step (:data:`PROTOBUF_RENAME_STEP`)."""
+    leftovers: tuple[TreeLeftover, ...] = ()
+    """What the plan's steps change that the revert leaves (:attr:`BuildPlan.tree_leftovers`)."""
     commit: CommitResult | None = None
 
     def lines(self) -> list[str]:
@@ -583,11 +569,7 @@ class _ChangeLog:
                    if (root / path).is_file() and (root / path).read_bytes() == content.encode("utf-8")]
         if written:
             lines.append(f"wrote {_some(written)} (untracked)")
-        if self.renames_protobuf and (root / PROTOBUF_SRC / "google" / NAMESPACE).is_dir():
-            lines.append(
-                "renamed protobuf to google::protobuf3 in tensorflow/contrib/makefile/downloads (the build's "
-                "downloaded dependencies: the revert leaves them; delete that directory for the original)"
-            )
+        lines += [leftover.note for leftover in self.leftovers if (root / leftover.path).exists()]
         return lines
 
 

@@ -22,8 +22,10 @@ from elftools.common.exceptions import ELFError
 from elftools.elf.elffile import ELFFile
 from elftools.elf.sections import SymbolTableSection
 
-_AR_MAGIC = b"!<arch>\n"
-_HEADER_SIZE = 60
+AR_MAGIC = b"!<arch>\n"
+"""How an ``ar`` archive starts."""
+AR_HEADER_SIZE = 60
+"""The size of the header before each member of an ``ar`` archive."""
 _BINDINGS = {"STB_GLOBAL": "strong", "STB_WEAK": "weak"}
 
 
@@ -56,15 +58,15 @@ def undefined_references(archive: Path) -> dict[str, str]:
 def _members(data: bytes, archive: Path) -> Iterator[bytes]:
     """The contents of the archive's members, in order (the symbol index and GNU's long-name
     table included: they are not ELF and the caller skips them)."""
-    if not data.startswith(_AR_MAGIC):
+    if not data.startswith(AR_MAGIC):
         raise ValueError(f"{archive}: not an ar archive")
-    offset = len(_AR_MAGIC)
-    while offset + _HEADER_SIZE <= len(data):
-        header = data[offset:offset + _HEADER_SIZE]
+    offset = len(AR_MAGIC)
+    while offset + AR_HEADER_SIZE <= len(data):
+        header = data[offset:offset + AR_HEADER_SIZE]
         try:
             size = int(header[48:58].decode("ascii").strip())
         except ValueError:
             raise ValueError(f"{archive}: damaged ar member header at byte {offset}") from None
-        start = offset + _HEADER_SIZE
+        start = offset + AR_HEADER_SIZE
         yield data[start:start + size]
         offset = start + size + (size % 2)

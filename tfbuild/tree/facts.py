@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Generic, TypeVar
 
 from tfbuild.errors import SourceTreeError
 from tfbuild.flavour import Flavour
+from tfbuild.tree.build_files import op_files_list
 from tfbuild.tree.build_files.kernels_build import KERNELS_BUILD, find_family
 from tfbuild.tree.build_files.op_files_list import OP_FILES_LIST
 
@@ -38,7 +39,8 @@ if TYPE_CHECKING:
 
 VERSION_H = "tensorflow/core/public/version.h"
 TF_VERSION_BZL = "tensorflow/tf_version.bzl"
-MAKEFILE_DIR = "tensorflow/contrib/makefile"
+MAKEFILE_DIR = op_files_list.MAKEFILE_DIR
+"""The contrib Makefile's directory (spelled in :mod:`~tfbuild.tree.build_files.op_files_list`, below this module)."""
 MAKEFILE = f"{MAKEFILE_DIR}/Makefile"
 WORKSPACE = "WORKSPACE"
 CONFIGURE_PY = "configure.py"

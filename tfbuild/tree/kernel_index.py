@@ -24,10 +24,10 @@ from typing import Any
 
 from tfbuild import __version__
 from tfbuild.cache import cache_dir, read_through
+from tfbuild.cpp import KERNELS_DIR
 from tfbuild.cpp.scan import (
     CPU_DEVICES,
     FALLBACK_MACROS,
-    KERNELS_DIR,
     MACRO_HEADERS,
     SCAN_ROOTS,
     TreeReader,
@@ -36,12 +36,12 @@ from tfbuild.cpp.scan import (
     is_kernel_source,
 )
 from tfbuild.errors import SourceTreeError
-from tfbuild.tree.facts import head_commit, open_repo
+from tfbuild.tree.facts import MAKEFILE_DIR, head_commit, open_repo
 
 log = logging.getLogger(__name__)
 
 SCHEMA = 3
-_PRUNED_DIRS = ("tensorflow/contrib/makefile",)
+PRUNED_DIRS = (MAKEFILE_DIR,)
 
 
 @dataclass(frozen=True)
@@ -227,7 +227,7 @@ def _kernel_sources(root: Path) -> list[str]:
             relative_dir = Path(directory).relative_to(root).as_posix()
             subdirs[:] = sorted(
                 d for d in subdirs
-                if not d.startswith((".", "bazel-")) and f"{relative_dir}/{d}" not in _PRUNED_DIRS
+                if not d.startswith((".", "bazel-")) and f"{relative_dir}/{d}" not in PRUNED_DIRS
             )
             found.extend(f"{relative_dir}/{name}" for name in files if is_kernel_source(f"{relative_dir}/{name}"))
     return sorted(set(found))

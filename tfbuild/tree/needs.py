@@ -23,6 +23,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from tfbuild.cpp import KERNELS_DIR
 from tfbuild.cpp.scan import CPU_DEVICES
 from tfbuild.errors import InputFileError
 from tfbuild.model.analysis import analyze_loaded
@@ -31,8 +32,6 @@ from tfbuild.model.header import HeaderContents, parse_header
 from tfbuild.model.names import is_valid_kernel_class, is_valid_op_name
 from tfbuild.tree.kernel_index import KernelIndex, KernelRegistration
 from tfbuild.tree.op_def_index import build_op_defs
-
-KERNELS_DIR = "tensorflow/core/kernels"
 
 
 @dataclass(frozen=True)

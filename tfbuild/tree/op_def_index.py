@@ -33,7 +33,7 @@ from tfbuild.cache import cache_dir, read_through
 from tfbuild.cpp.macros import strip_comments
 from tfbuild.cpp.scan import FoundOp, TreeReader
 from tfbuild.errors import SourceTreeError
-from tfbuild.tree.kernel_index import tree_cache_key
+from tfbuild.tree.kernel_index import PRUNED_DIRS, tree_cache_key
 from tfbuild.tree.op_defs import AttrDef, OpDef, op_def_from_builder, op_defs_from_op_list
 from tfbuild.tree.text_proto import TextProtoError
 
@@ -43,7 +43,6 @@ SCHEMA = 1
 OPS_PBTXT = "tensorflow/core/ops/ops.pbtxt"
 OP_DEFINITION_DIRS = ("tensorflow/core/ops", "tensorflow/core/user_ops", "tensorflow/contrib")
 _HELPER_DIRS = ("tensorflow/core/util", "tensorflow/core/framework")
-_PRUNED_DIRS = ("tensorflow/contrib/makefile",)
 _USER_OPS = "tensorflow/core/user_ops"
 _LITERALS = r'((?:"(?:[^"\\\n]|\\.)*"\s*)+)'
 _HELPERS = (
@@ -114,7 +113,7 @@ def op_files(root: Path) -> list[str]:
             relative_dir = Path(directory).relative_to(root).as_posix()
             subdirs[:] = sorted(
                 d for d in subdirs
-                if not d.startswith((".", "bazel-")) and f"{relative_dir}/{d}" not in _PRUNED_DIRS
+                if not d.startswith((".", "bazel-")) and f"{relative_dir}/{d}" not in PRUNED_DIRS
             )
             found.extend(
                 f"{relative_dir}/{name}" for name in files

@@ -29,7 +29,7 @@ from pathlib import Path
 from tfbuild.errors import ConfigError, PreflightError
 from tfbuild.flavour import Flavour
 from tfbuild.model.formats import LoadedModel, load_model
-from tfbuild.model.header import HeaderContents, parse_header
+from tfbuild.model.header import HEADER_NAME, HeaderContents, parse_header
 from tfbuild.model.rewrite import InstalledOpDefs
 from tfbuild.tree.compat import (
     OP_NOT_IN_TREE,
@@ -282,7 +282,7 @@ def _header_gaps(
         return []
     regenerate = (
         "regenerate the header with this tree's kernel class names "
-        f"(tfbuild header MODEL -o {request.header or 'ops_to_register.h'} --source {request.source}), "
+        f"(tfbuild header MODEL -o {request.header or HEADER_NAME} --source {request.source}), "
         "or write it with --granularity op"
     )
     listed = {squash(k) for k in header.kernel_classes}

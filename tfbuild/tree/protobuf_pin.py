@@ -16,8 +16,10 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from tfbuild.tree.build_files.op_files_list import MAKEFILE_DIR
+
 WORKSPACE_BZL = "tensorflow/workspace.bzl"
-PROTOBUF_DOWNLOAD = "tensorflow/contrib/makefile/downloads/protobuf"
+PROTOBUF_DOWNLOAD = f"{MAKEFILE_DIR}/downloads/protobuf"
 FETCHES_GMOCK = "protobuf-fetches-gmock"
 """The tree fact (:attr:`ProtobufPin.facts`) of a protobuf whose ``autogen.sh`` downloads gmock."""
 SUBDIRS_SINCE = (3, 6)

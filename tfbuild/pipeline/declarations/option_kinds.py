@@ -18,10 +18,10 @@ import math
 import os
 import re
 import shlex
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Generic, TypeVar, cast
+from typing import Generic, TypeVar, cast
 
 from tfbuild.config import check_choice
 from tfbuild.errors import ConfigError
@@ -35,10 +35,8 @@ from tfbuild.pipeline.outputs.android.names import (
     check_java_package,
     check_library_name,
 )
+from tfbuild.pipeline.planning.protobuf_runtime import RUNTIMES, ProtobufRuntime
 from tfbuild.tree.mobile_types import MOBILE_TYPES_MODES, MobileTypesMode
-
-if TYPE_CHECKING:
-    from tfbuild.pipeline.planning.protobuf_runtime import ProtobufRuntime
 
 T_co = TypeVar("T_co", covariant=True)
 _NAME = re.compile(r"[a-z0-9][a-z0-9_.-]*\Z")
@@ -199,11 +197,9 @@ def _as_size_profile(raw: object, where: str, base: Path) -> str:
 
 
 def _as_protobuf_runtime(raw: object, where: str, base: Path) -> ProtobufRuntime:
-    from tfbuild.pipeline.planning.protobuf_runtime import RUNTIMES  # reads the tree: not loaded on --help
-
     text = as_str(raw, where, base)
     _checked(where, lambda: check_choice(text, RUNTIMES, noun="protobuf runtime"))
-    return cast("ProtobufRuntime", text)
+    return cast(ProtobufRuntime, text)
 
 
 def _as_mobile_types(raw: object, where: str, base: Path) -> MobileTypesMode:
@@ -230,6 +226,17 @@ def _as_jni_library(raw: object, where: str, base: Path) -> str:
     return text
 
 
+def choice_help(intro: str, choices: Iterable[str], described: Mapping[str, str], outro: str = "") -> str:
+    """An option's help made from its real choice list: ``intro: a (what a is) | b | c.``, each
+    choice with its description in ``described``, whose keys must all be choices."""
+    names = tuple(choices)
+    unknown = sorted(set(described) - set(names))
+    if unknown:
+        raise ValueError(f"described, but no choice: {unknown}")  # a tfbuild bug, caught by any import
+    listed = " | ".join(f"{name} ({described[name]})" if name in described else name for name in names)
+    return f"{intro}: {listed}{outro}."
+
+
 def _checked(where: str, check: Callable[[], object]) -> None:
     """Run ``check``; a :class:`ConfigError` it raises gets ``where`` in front."""
     try:
@@ -248,12 +255,12 @@ SECONDS = Kind(_as_seconds, float, float, "SECONDS")
 WORDS = Kind(_as_words, tuple[str, ...], str, "WORD", repeat=True)
 FLAVOUR = Kind(_as_flavour, str, str, "FLAVOUR")
 TARGET = Kind(as_target, str, str, "TARGET")
-GRANULARITY = Kind(_as_granularity, str, str, "kernel|op")
+GRANULARITY = Kind(_as_granularity, str, str, "|".join(GRANULARITIES))
 DEFAULT_OPS = Kind(_as_default_ops, str, str, "OP:KERNEL,...")
 SIZE_PROFILE = Kind(_as_size_profile, str, str, "PROFILE")
-PROTOBUF_RUNTIME = Kind(_as_protobuf_runtime, str, str, "full|lite")
+PROTOBUF_RUNTIME = Kind(_as_protobuf_runtime, str, str, "|".join(RUNTIMES))
 EPOCH = Kind(_as_epoch, int, int, "SECONDS")
-MOBILE_TYPES = Kind(_as_mobile_types, str, str, "auto|slim|full")
+MOBILE_TYPES = Kind(_as_mobile_types, str, str, "|".join(MOBILE_TYPES_MODES))
 JAVA_PACKAGE = Kind(_as_java_package, str, str, "PACKAGE")
 JNI_LIBRARY = Kind(_as_jni_library, str, str, "NAME")
 JAVA_API = Kind(_as_java_api, str, str, "|".join(JAVA_APIS))

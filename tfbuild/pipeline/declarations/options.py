@@ -31,21 +31,20 @@ import os
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, make_dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Generic, Literal, Protocol, TypeVar, cast
+from typing import Any, Generic, Literal, Protocol, TypeVar, cast
 
 from tfbuild.config import read_toml
 from tfbuild.errors import ConfigError
 from tfbuild.flavour import Flavour
 from tfbuild.model.header import DEFAULT_OPS as HEADER_DEFAULT_OPS
-from tfbuild.model.header import HeaderOptions
+from tfbuild.model.header import GRANULARITIES, HeaderOptions
 from tfbuild.pipeline.caches.remote import RemoteOptions, SecretUrl
 from tfbuild.pipeline.declarations import option_kinds as kinds
-from tfbuild.pipeline.declarations.option_kinds import Kind
-from tfbuild.pipeline.outputs.android.names import DEFAULT_JAVA_PACKAGE, DEFAULT_JNI_LIBRARY, JavaApi
-from tfbuild.tree.mobile_types import MobileTypesMode
-
-if TYPE_CHECKING:  # the runtime module reads trees; --help loads these declarations without it
-    from tfbuild.pipeline.planning.protobuf_runtime import ProtobufRuntime
+from tfbuild.pipeline.declarations.option_kinds import Kind, choice_help
+from tfbuild.pipeline.outputs.android.names import DEFAULT_JAVA_PACKAGE, DEFAULT_JNI_LIBRARY, JAVA_APIS, JavaApi
+from tfbuild.pipeline.planning.protobuf_runtime import FULL, LITE, RUNTIMES, ProtobufRuntime
+from tfbuild.pipeline.planning.reproducible import EPOCH_VARIABLE
+from tfbuild.tree.mobile_types import MOBILE_TYPES_MODES, MobileTypesMode
 
 CONFIG_FILE_NAME = "tfbuild.toml"
 ENV_CONFIG = "TFBUILD_CONFIG"
@@ -179,7 +178,8 @@ FLAVOUR: Option[Flavour | None] = Option(
     "flavour", kinds.FLAVOUR, None, f"{' | '.join(Flavour)} (default: chosen from the target and the tree).",
     ("TFBUILD_FLAVOUR",))
 OUTPUT_DIR: Option[Path] = Option(
-    "output_dir", kinds.PATH, Computed(_default_output_dir, "tfbuild-out/<target>, or tfbuild-out/<app>/<target>"),
+    "output_dir", kinds.PATH,
+    Computed(_default_output_dir, f"{DEFAULT_OUTPUT_ROOT}/<target>, or {DEFAULT_OUTPUT_ROOT}/<app>/<target>"),
     "Output directory.", ("TFBUILD_OUT",),
     key="out", flags=("--out-dir", "--out"), metavar="DIR")
 LOCAL: Option[bool] = Option(
@@ -220,8 +220,9 @@ SIZE_PROFILE: Option[str] = Option(
     "Size profile: stock (the tree's own flags) | balanced | small.",
     ("TFBUILD_SIZE_PROFILE",), in_apps="may")
 PROTOBUF_RUNTIME: Option[ProtobufRuntime] = Option(
-    "protobuf_runtime", kinds.PROTOBUF_RUNTIME, "full",
-    "Protobuf runtime for TensorFlow's protos: full | lite (Makefile; smaller, no text-format protos).",
+    "protobuf_runtime", kinds.PROTOBUF_RUNTIME, FULL,
+    choice_help("Protobuf runtime for TensorFlow's protos", RUNTIMES,
+                {LITE: "Makefile; smaller, no text-format protos"}),
     ("TFBUILD_PROTOBUF_RUNTIME",), in_apps="may")
 PER_FILE_SELECTION: Option[bool] = Option(
     "per_file_selection", kinds.SWITCH, False,
@@ -229,7 +230,7 @@ PER_FILE_SELECTION: Option[bool] = Option(
     ("TFBUILD_PER_FILE_SELECTION",), flags=("--per-file-selection/--one-selection",))
 SOURCE_DATE_EPOCH: Option[int | None] = Option(
     "source_date_epoch", kinds.EPOCH, None, "Build time for date macros (default: the tree's commit time).",
-    ("TFBUILD_SOURCE_DATE_EPOCH",), fallback_env=("SOURCE_DATE_EPOCH",))
+    (f"TFBUILD_{EPOCH_VARIABLE}",), fallback_env=(EPOCH_VARIABLE,))
 REMOTE_CACHE: Option[SecretUrl | None] = Option(
     "remote_cache", kinds.CACHE_URL, None,
     "Shared compile cache URL: http(s)/redis for ccache, http(s)/grpc for Bazel (user:password@ allowed).",
@@ -244,7 +245,8 @@ DEFAULT_OPS: Option[str] = Option(
     "everything.", ("TFBUILD_DEFAULT_OPS",), table="header", in_apps="may")
 GRANULARITY: Option[str] = Option(
     "granularity", kinds.GRANULARITY, HeaderOptions().granularity,
-    "Header granularity: kernel (exact kernel classes) | op (every kernel of each needed op).",
+    choice_help("Header granularity", GRANULARITIES,
+                {"kernel": "exact kernel classes", "op": "every kernel of each needed op"}),
     ("TFBUILD_HEADER_GRANULARITY",), table="header")
 SDK: Option[Path | None] = Option(
     "sdk", kinds.PATH, None, "Android SDK directory (Bazel Android builds).", ("TFBUILD_ANDROID_SDK",),
@@ -263,7 +265,8 @@ NDK_API_LEVEL: Option[int | None] = Option(
     ("TFBUILD_ANDROID_NDK_API_LEVEL",), table="android")
 MOBILE_TYPES: Option[MobileTypesMode] = Option(
     "mobile_types", kinds.MOBILE_TYPES, "auto",
-    "Android/iOS type set: auto (slim when every kernel the models need survives it) | slim | full.",
+    choice_help("Android/iOS type set", MOBILE_TYPES_MODES,
+                {"auto": "slim when every kernel the models need survives it"}),
     ("TFBUILD_MOBILE_TYPES",), table="android")
 JAVA_PACKAGE: Option[str] = Option(
     "java_package", kinds.JAVA_PACKAGE, DEFAULT_JAVA_PACKAGE,
@@ -271,9 +274,10 @@ JAVA_PACKAGE: Option[str] = Option(
     ("TFBUILD_JAVA_PACKAGE",), table="android")
 JAVA_API: Option[JavaApi] = Option(
     "java_api", kinds.JAVA_API, "auto",
-    "Java API of the JNI library: tensorflow (the tree's TensorFlowInferenceInterface, what apps built on "
-    "tensorflow-android take) | tfbuild (tfbuild's small class) | none; auto: tensorflow for Android when the "
-    "tree has it, else tfbuild; none for other targets.",
+    choice_help("Java API of the JNI library", JAVA_APIS, {
+        "auto": "tensorflow for Android when the tree has it, else tfbuild; none for other targets",
+        "tensorflow": "the tree's TensorFlowInferenceInterface, what apps built on tensorflow-android take",
+        "tfbuild": "tfbuild's small class"}),
     ("TFBUILD_JAVA_API",), table="android", in_apps="may")
 JNI_LIBRARY: Option[str] = Option(
     "jni_library", kinds.JNI_LIBRARY, DEFAULT_JNI_LIBRARY,

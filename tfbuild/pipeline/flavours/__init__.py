@@ -25,7 +25,7 @@ from tfbuild.errors import ConfigError, SourceTreeError
 from tfbuild.flavour import Flavour
 from tfbuild.pipeline.declarations.options import BuildOptions
 from tfbuild.pipeline.flavours import bazel, makefile, ops_library
-from tfbuild.pipeline.flavours.layout import HEADER_NAME, HEADER_SUBDIR, PlanRequest, Preparation
+from tfbuild.pipeline.flavours.layout import PlanRequest, Preparation, header_path
 from tfbuild.pipeline.flavours.per_file_selection import PerFileSelection
 from tfbuild.pipeline.op_library.compile_plan import InstalledTensorFlow
 from tfbuild.pipeline.planning.plan import BuildPlan
@@ -35,14 +35,13 @@ from tfbuild.tree.facts import TreeFacts
 from tfbuild.tree.mobile_types import MobileTypes
 
 __all__ = [
-    "HEADER_NAME",
-    "HEADER_SUBDIR",
     "PLANNERS",
     "FlavourPlanner",
     "InstalledTensorFlow",
     "PlanRequest",
     "Preparation",
     "choose_flavour",
+    "header_path",
     "plan_build",
 ]
 

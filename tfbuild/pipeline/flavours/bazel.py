@@ -51,7 +51,7 @@ from tfbuild.pipeline.flavours.layout import (
 from tfbuild.pipeline.flavours.workspace import apply_block, render_android_block, resolve_android_repositories
 from tfbuild.pipeline.planning.notes import Note
 from tfbuild.pipeline.planning.plan import AppliedSizeProfile, Artifact, BuildPlan, GeneratedFile, Step
-from tfbuild.pipeline.planning.protobuf_runtime import refuse_for_bazel
+from tfbuild.pipeline.planning.protobuf_runtime import LITE, refuse_for_bazel
 from tfbuild.toolchain.targets import BazelProfile, BazelTarget, TargetProfile
 from tfbuild.toolchain.tf_versions import TreeRequirements, tree_requirements
 from tfbuild.tree.facts import TreeFacts
@@ -64,7 +64,7 @@ _REGEX_SPECIAL = re.compile(r"([\\.^$|?*+()\[\]{}])")
 def check(options: BuildOptions, profile: TargetProfile, tree: TreeFacts | None) -> None:
     del profile, tree
     refuse_per_file_selection(options, Flavour.BAZEL)
-    if options.protobuf_runtime == "lite":
+    if options.protobuf_runtime == LITE:
         refuse_for_bazel()
 
 

@@ -17,6 +17,7 @@ from pathlib import Path, PurePosixPath
 
 from tfbuild.errors import ConfigError
 from tfbuild.flavour import Flavour
+from tfbuild.model.header import HEADER_NAME
 from tfbuild.pipeline.declarations.options import BuildOptions
 from tfbuild.pipeline.flavours.per_file_selection import PerFileSelection
 from tfbuild.pipeline.op_library.compile_plan import InstalledTensorFlow, OpsLibraryPlan
@@ -25,8 +26,13 @@ from tfbuild.toolchain.targets import TargetProfile
 from tfbuild.tree.facts import TreeFacts, parse_version
 from tfbuild.tree.mobile_types import MobileTypes
 
-HEADER_NAME = "ops_to_register.h"
 HEADER_SUBDIR = "header"
+"""The header's directory in a build's output directory (:func:`header_path`)."""
+
+
+def header_path(output_dir: Path) -> Path:
+    """Where a build writes its header on the host (and keeps it with the artifacts)."""
+    return output_dir / HEADER_SUBDIR / HEADER_NAME
 
 # Where things are inside a toolchain container.
 CONTAINER_SRC = PurePosixPath("/src")
@@ -88,7 +94,7 @@ class PlanRequest:
     @property
     def header_path(self) -> Path:
         """Where the header is written on the host (and kept with the artifacts)."""
-        return self.options.output_dir / HEADER_SUBDIR / HEADER_NAME
+        return header_path(self.options.output_dir)
 
 
 @dataclass(frozen=True)

@@ -100,10 +100,12 @@ from tfbuild.pipeline.planning.plan import (
     BuildPlan,
     GeneratedFile,
     Step,
+    TreeLeftover,
 )
 from tfbuild.pipeline.planning.protobuf_runtime import (
     BENCHMARK_OBJECT,
     GIVEN_UP,
+    LITE,
     LITE_DEFINE,
     LITE_MAKEFILE,
     LITE_TEXT_PROTO_HEADER,
@@ -131,7 +133,7 @@ from tfbuild.tree.git_version import (
 from tfbuild.tree.java_api import TreeJavaApi, full_runtime_uses, missing_eager_api
 from tfbuild.tree.makefile_inputs import require_makefile_inputs
 from tfbuild.tree.protobuf_pin import read_protobuf_pin
-from tfbuild.tree.protobuf_rename import apply_protobuf_rename, plan_protobuf_rename
+from tfbuild.tree.protobuf_rename import NAMESPACE, PROTOBUF_SRC, apply_protobuf_rename, plan_protobuf_rename
 
 __all__ = [
     "DOWNLOAD_STEP", "FORGET_STEP", "MAKEFILE", "MAKEFILE_NDK_API_LEVEL", "PROFILE_MAKEFILE", "PROTOBUF_RENAME_STEP",
@@ -146,6 +148,11 @@ PROTOBUF_PROGRAMS = ("autoreconf", "libtoolize", "automake", "make")
 """What building protobuf from source runs: its ``autogen.sh`` (autotools), then make."""
 DOWNLOAD_STEP = "download dependencies"
 PROTOBUF_RENAME_STEP = "rename protobuf to google::protobuf3"
+_RENAMED_PROTOBUF = TreeLeftover(
+    f"{PROTOBUF_SRC}/google/{NAMESPACE}",
+    f"renamed protobuf to google::{NAMESPACE} in {MAKEFILE_DIR}/downloads (the build's downloaded dependencies: "
+    "the revert leaves them; delete that directory for the original)",
+)
 SELECTIVE_FLAGS = ("-DSELECTIVE_REGISTRATION", "-DSUPPORT_SELECTIVE_REGISTRATION")
 FULL_TYPES = "-D__ANDROID_TYPES_FULL__"
 HOST_JNI_FLAGS = ("--std=c++11", "-DNDEBUG")
@@ -171,12 +178,12 @@ def check(options: BuildOptions, profile: TargetProfile, tree: TreeFacts | None)
     sources switch to them."""
     if tree is not None and not tree.has_makefile:
         raise SourceTreeError(
-            f"{tree.root}: TensorFlow {tree.version} has no tensorflow/contrib/makefile (removed in 2.1)",
+            f"{tree.root}: TensorFlow {tree.version} has no {MAKEFILE_DIR} (removed in 2.1)",
             hint="build it with --flavour bazel",
         )
     if tree is not None:
         require_makefile_inputs(tree.root)
-    if tree is not None and options.protobuf_runtime == "lite":
+    if tree is not None and options.protobuf_runtime == LITE:
         check_lite(tree.root, str(tree.version), target=profile.name, platform=profile.platform,
                    renamed=options.protobuf_rename)
 
@@ -246,6 +253,8 @@ def plan(request: PlanRequest) -> BuildPlan:
         secret_env=remote.secret_env,
         network=remote.network,
         protobuf_runtime=request.options.protobuf_runtime,
+        page_size=profile.ndk_clang.page_size if clang is not None and profile.ndk_clang is not None else None,
+        tree_leftovers=(_RENAMED_PROTOBUF,) if makefile.renames_protobuf() else (),
     )
 
 
@@ -301,7 +310,7 @@ class _LiteProtos:
 
 def _lite_files(request: PlanRequest, layout: BuildLayout) -> _LiteProtos | None:
     """What ``--protobuf-runtime lite`` adds to the build (:mod:`tfbuild.pipeline.planning.protobuf_runtime`)."""
-    if request.options.protobuf_runtime != "lite":
+    if request.options.protobuf_runtime != LITE:
         return None
     assert request.tree is not None
     out = request.options.output_dir
@@ -498,11 +507,15 @@ class _Makefile:
             tags=frozenset(tags),
         )
 
+    def renames_protobuf(self) -> bool:
+        """Whether the plan renames protobuf (``--protobuf-rename``) in the tree's downloads."""
+        return self.request.options.protobuf_rename and self.request.tree is not None
+
     def _rename_steps(self) -> list[Step]:
         """With ``--protobuf-rename``: the rename, once the download step has filled ``downloads/``,
         done by tfbuild on this machine's tree (shown as the command that does it by hand)."""
         tree = self.request.tree
-        if not self.request.options.protobuf_rename or tree is None:
+        if not self.renames_protobuf() or tree is None:
             return []
         root = tree.root.absolute()
         argv = ("tfbuild", "protobuf", "rename", "--source", str(root))
@@ -605,7 +618,7 @@ class _Makefile:
         # root) and the build's header directory stays off the command line: it is in the
         # output directory, which differs from app to app, and a new command line rebuilds all.
         header = () if self.request.selection is not None else (f"-I{self.layout.header_dir}",)
-        lite = (LITE_DEFINE,) if options.protobuf_runtime == "lite" else ()
+        lite = (LITE_DEFINE,) if options.protobuf_runtime == LITE else ()
         return one_optimisation_level((*self.profile.optflags, *size.cflags, *SELECTIVE_FLAGS, *lite, *header,
                                        *self._prefix_maps(), *options.extra_cflags))
 
@@ -704,7 +717,7 @@ class _Makefile:
             min_sdk=android.ndk_api_level,
             tree_root=tree.root,
             tree_api=tree_api,
-            lite_protobuf=self.request.options.protobuf_runtime == "lite",
+            lite_protobuf=self.request.options.protobuf_runtime == LITE,
         ))
 
     def _clang_variables(self) -> dict[str, str]:
@@ -738,7 +751,7 @@ def _jni_library(request: PlanRequest, makefile: _Makefile, size: AppliedSizePro
             f"{request.tree.root / eager}: calls TensorFlow's eager C API (TFE_*), which neither "
             f"{tree_api.recipe} nor the contrib Makefile builds: the recipe is older than this tree's Java API",
             hint="build --java-api tfbuild (tfbuild's own class) for this tree")
-    if tree_api is not None and request.options.protobuf_runtime == "lite":
+    if tree_api is not None and request.options.protobuf_runtime == LITE:
         uses = full_runtime_uses(request.tree.root, tree_api, android=request.profile.platform is Platform.ANDROID)
         if uses:
             raise SourceTreeError(

@@ -25,13 +25,11 @@ from typing import Literal, TypedDict, Unpack
 
 from tfbuild.errors import ConfigError, ToolchainError
 from tfbuild.flavour import Flavour
+from tfbuild.model.header import HEADER_NAME
 from tfbuild.pipeline.planning.opt_level import one_optimisation_level
 from tfbuild.pipeline.planning.plan import BuildPlan, Step
 
 LibraryKind = Literal["shared", "static"]
-
-SELECTIVE_HEADER_NAME = "ops_to_register.h"
-"""TensorFlow's registration header includes the selection by this exact name."""
 
 BASE_CFLAGS = ("-O2", "-fPIC")
 """-fPIC for static archives too, so their objects can also end up in a shared library."""
@@ -261,10 +259,10 @@ def _compile_flags(spec: OpsLibrarySpec) -> tuple[str, ...]:
     for include_dir in spec.include_dirs:
         flags += ["-I", str(include_dir)]
     if spec.selective_header is not None:
-        if spec.selective_header.name != SELECTIVE_HEADER_NAME:
+        if spec.selective_header.name != HEADER_NAME:
             raise ConfigError(
                 f"{spec.selective_header}: a selective build needs the header to be named "
-                f"{SELECTIVE_HEADER_NAME}",
+                f"{HEADER_NAME}",
                 hint="write the generated header under that name; TensorFlow includes it by name",
             )
         flags += ["-DSELECTIVE_REGISTRATION", "-I", str(spec.selective_header.parent)]

@@ -15,7 +15,8 @@ from pathlib import Path
 
 from tfbuild.errors import BuildError
 
-_ELF_MAGIC = b"\x7fELF"
+ELF_MAGIC = b"\x7fELF"
+"""How an ELF file starts."""
 
 
 def load_alignment(path: Path) -> int | None:
@@ -27,7 +28,7 @@ def load_alignment(path: Path) -> int | None:
 
     try:
         with open(path, "rb") as file:
-            if file.read(len(_ELF_MAGIC)) != _ELF_MAGIC:
+            if file.read(len(ELF_MAGIC)) != ELF_MAGIC:
                 return None
             file.seek(0)
             aligns = [int(segment["p_align"]) for segment in ELFFile(file).iter_segments()

@@ -28,9 +28,10 @@ from tfbuild.errors import ConfigError, InputFileError
 from tfbuild.fileio import atomic_write_text
 from tfbuild.pipeline.outputs.exports import ExportFile, ExportList, render_export_file
 from tfbuild.pipeline.outputs.manifest import MANIFEST_NAME, Manifest
-from tfbuild.pipeline.planning.protobuf_runtime import LITE_MACRO, link_for, require_generated
+from tfbuild.pipeline.planning.protobuf_runtime import FULL, LITE, LITE_MACRO, link_for, require_generated
 from tfbuild.templating import render
 from tfbuild.toolchain.targets import Linker, Snippet, TargetProfile
+from tfbuild.tree.facts import MAKEFILE_DIR
 
 SNIPPET_FILES: dict[Snippet, tuple[str, str]] = {
     "xcconfig": ("xcconfig.j2", "tensorflow.xcconfig"),
@@ -42,12 +43,12 @@ SNIPPET_FILES: dict[Snippet, tuple[str, str]] = {
 
 HEADER_DIRS = (
     ".",
-    "tensorflow/contrib/makefile/gen/proto",
-    "tensorflow/contrib/makefile/downloads",
-    "tensorflow/contrib/makefile/downloads/eigen",
-    "tensorflow/contrib/makefile/downloads/protobuf/src",
-    "tensorflow/contrib/makefile/downloads/nsync/public",
-    "tensorflow/contrib/makefile/downloads/absl",
+    f"{MAKEFILE_DIR}/gen/proto",
+    f"{MAKEFILE_DIR}/downloads",
+    f"{MAKEFILE_DIR}/downloads/eigen",
+    f"{MAKEFILE_DIR}/downloads/protobuf/src",
+    f"{MAKEFILE_DIR}/downloads/nsync/public",
+    f"{MAKEFILE_DIR}/downloads/absl",
 )
 """Where the C++ API's headers are in a tree built with the contrib Makefile, relative to the
 tree (as TensorFlow's iOS examples set HEADER_SEARCH_PATHS)."""
@@ -148,7 +149,7 @@ def link_inputs(
             f"{artifacts_dir / MANIFEST_NAME}: these artifacts were built for {manifest.target}, not {profile.name}",
             hint=f"pass --target {manifest.target} or the artifacts directory of a {profile.name} build",
         )
-    runtime = manifest.protobuf_runtime if manifest is not None else "full"
+    runtime = manifest.protobuf_runtime if manifest is not None else FULL
     link = link_for(profile.link, runtime)
     whole = list(link.whole_archive)
     libs = list(link.libs)
@@ -182,7 +183,7 @@ def link_inputs(
         page_size_flags=clang.page_size_flags if clang is not None else (),
         size_profile=size_profile,
         exports=placed,
-        defines=(LITE_MACRO,) if runtime == "lite" else (),
+        defines=(LITE_MACRO,) if runtime == LITE else (),
         stl=ndk.stl if ndk is not None else profile.link.stl,
     )
 

@@ -27,7 +27,7 @@ from tfbuild.fileio import atomic_write_text, nesting_bounded, read_input_bytes,
 from tfbuild.flavour import Flavour
 from tfbuild.pipeline.outputs.elf_pages import load_alignment
 from tfbuild.pipeline.planning.plan import AndroidJniRecord, AndroidNdkUse, AppliedSizeProfile, BuildPlan
-from tfbuild.pipeline.planning.protobuf_runtime import ProtobufRuntime
+from tfbuild.pipeline.planning.protobuf_runtime import FULL, ProtobufRuntime
 from tfbuild.pipeline.planning.reproducible import Reproducibility
 from tfbuild.tree.mobile_types import MobileTypes
 
@@ -107,7 +107,7 @@ class Manifest:
     android_ndk: AndroidNdkUse | None = None  # the NDK (path, revision), the Makefile adapter, the C++ runtime
     mobile_types: MobileTypes | None = None  # __ANDROID_TYPES_SLIM__ or _FULL__, and why
     android_jni: AndroidJniRecord | None = None  # the JNI library's name, Java class and exports
-    protobuf_runtime: ProtobufRuntime = "full"  # what TensorFlow's protos were generated for; lite: libprotobuf-lite.a
+    protobuf_runtime: ProtobufRuntime = FULL  # what TensorFlow's protos were generated for; lite: libprotobuf-lite.a
     fixups: tuple[dict[str, str], ...] = ()  # the toolchain fix-ups applied (local builds too): name, why, step
     reproducibility: Reproducibility | None = None  # SOURCE_DATE_EPOCH, prefix maps, ar flags, known differences
     effective_flags: tuple[CommandRecord, ...] = ()  # the make, compiler and Bazel command lines that ran

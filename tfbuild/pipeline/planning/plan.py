@@ -15,7 +15,7 @@ from typing import Literal, Protocol
 
 from tfbuild.flavour import Flavour
 from tfbuild.pipeline.planning.notes import Note, NoteKind
-from tfbuild.pipeline.planning.protobuf_runtime import ProtobufRuntime
+from tfbuild.pipeline.planning.protobuf_runtime import FULL, ProtobufRuntime
 from tfbuild.pipeline.planning.reproducible import Reproducibility
 from tfbuild.toolchain.image_spec import ImageSpec, Mount
 from tfbuild.tree.mobile_types import MobileTypes
@@ -132,6 +132,16 @@ class AndroidNdkUse:
 
 
 @dataclass(frozen=True)
+class TreeLeftover:
+    """A change a plan's step makes in the tree that ``tfbuild edit --revert`` leaves (the
+    Makefile flavour's protobuf rename in its downloaded dependencies): when ``path``
+    (repository-relative) is there after the build ran, ``note`` says so."""
+
+    path: str
+    note: str
+
+
+@dataclass(frozen=True)
 class AndroidJniRecord:
     """The JNI library an Android build links: its file, the Java class whose native methods it
     implements (``tfbuild aar`` compiles that class against it), and what it exports."""
@@ -197,6 +207,11 @@ class BuildPlan:
     network: str | None = None
     """The container's network: None for Docker's bridge, ``host`` when a cache or distcc
     worker is on this machine's loopback."""
-    protobuf_runtime: ProtobufRuntime = "full"
+    protobuf_runtime: ProtobufRuntime = FULL
     """The protobuf runtime TensorFlow's protos were generated for
     (:mod:`tfbuild.pipeline.planning.protobuf_runtime`)."""
+    page_size: int | None = None
+    """The LOAD alignment every ELF the plan links has (the clang adapter's Android builds),
+    which the build checks its artifacts against; None: no alignment asked for."""
+    tree_leftovers: tuple[TreeLeftover, ...] = ()
+    """What the steps change in the tree that the revert leaves, for the build's notes."""

@@ -55,16 +55,20 @@ import dataclasses
 import re
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Final, Literal
 
 from tfbuild.errors import ConfigError, SourceTreeError
-from tfbuild.tree.facts import read_text_if_present
+from tfbuild.tree.build_files.op_files_list import MAKEFILE_DIR
 
-if TYPE_CHECKING:  # the option's kind reads RUNTIMES on --help, which loads no target profile
+if TYPE_CHECKING:  # the option's kind reads RUNTIMES on --help, which loads no target profile nor tree.facts
     from tfbuild.toolchain.targets import LinkProfile, MakefileProfile, TargetProfile
 
 ProtobufRuntime = Literal["full", "lite"]
-RUNTIMES: tuple[ProtobufRuntime, ...] = ("full", "lite")
+FULL: Final[ProtobufRuntime] = "full"
+"""``libprotobuf``: every message type, text format and reflection (the default)."""
+LITE: Final[ProtobufRuntime] = "lite"
+"""``libprotobuf-lite``: ``MessageLite`` only, for mobile targets (see the module)."""
+RUNTIMES: tuple[ProtobufRuntime, ...] = (FULL, LITE)
 FULL_ARCHIVE = "libprotobuf.a"
 LITE_ARCHIVE = "libprotobuf-lite.a"
 LITE_MAKEFILE = "tfbuild-protobuf-lite.mk"
@@ -96,7 +100,9 @@ FULL_RUNTIME_KERNELS = (
 MOBILE_GUARD_SOURCE = "tensorflow/core/common_runtime/graph_execution_state.cc"
 """The one caller of grappler in the Makefile's sources, which must leave it out on mobile."""
 MOBILE_PLATFORMS = ("android", "ios")
-PROTO_LIST = "tensorflow/contrib/makefile/tf_proto_files.txt"
+"""The mobile platforms: the lite runtime is for them alone, and TensorFlow trims their kernel
+types (``__ANDROID_TYPES_SLIM__``; the contrib Makefile's iOS section takes the same ``ANDROID_TYPES``)."""
+PROTO_LIST = f"{MAKEFILE_DIR}/tf_proto_files.txt"
 """The protos the contrib Makefile generates and compiles into the library."""
 LITE_MISSING_IMPORTS = ("google/protobuf/wrappers.proto",)
 """Well-known protos whose messages ``libprotobuf-lite`` does not hold (only ``libprotobuf``)."""
@@ -105,6 +111,13 @@ _DIRECTIVE = re.compile(r"\s*#\s*(\w+)\s*(\S*)")
 
 GIVEN_UP = ("text-format protos (ReadTextProto, DebugString() of TensorFlow's messages) and protobuf "
             "reflection are not in the binary")
+
+
+def read_text_if_present(path: Path) -> str | None:
+    """:func:`tfbuild.tree.facts.read_text_if_present`, imported when a tree is read."""
+    from tfbuild.tree.facts import read_text_if_present as read
+
+    return read(path)
 
 
 def tree_supports_lite(root: Path) -> bool:
@@ -210,7 +223,7 @@ def refuse_for_bazel() -> None:
     )
 
 
-GENERATED_GRAPH_HEADER = "tensorflow/contrib/makefile/gen/proto/tensorflow/core/framework/graph.pb.h"
+GENERATED_GRAPH_HEADER = f"{MAKEFILE_DIR}/gen/proto/tensorflow/core/framework/graph.pb.h"
 """The tree's generated GraphDef header (the Makefile's ``$(PROTOGENDIR)``), whose base class says
 which runtime the tree's protos were last generated for."""
 _GRAPH_BASE = re.compile(r"class GraphDef\s*(?:final\s*)?:\s*public ::google::protobuf\d*::(MessageLite|Message)\b")
@@ -223,7 +236,7 @@ def generated_runtime(root: Path) -> ProtobufRuntime | None:
     match = _GRAPH_BASE.search(read_text_if_present(root / GENERATED_GRAPH_HEADER) or "")
     if match is None:
         return None
-    return "lite" if match.group(1) == "MessageLite" else "full"
+    return LITE if match.group(1) == "MessageLite" else FULL
 
 
 def require_generated(root: Path, runtime: ProtobufRuntime) -> None:
@@ -241,14 +254,14 @@ def require_generated(root: Path, runtime: ProtobufRuntime) -> None:
 
 def link_for(link: LinkProfile, runtime: ProtobufRuntime) -> LinkProfile:
     """What an app links for a build of ``runtime``: ``libprotobuf-lite.a`` for a lite one."""
-    if runtime == "full":
+    if runtime == FULL:
         return link
     return dataclasses.replace(link, libs=tuple(_lite_name(name) for name in link.libs))
 
 
 def profile_for(profile: TargetProfile, runtime: ProtobufRuntime) -> TargetProfile:
     """The target's profile with the protobuf archive of ``runtime`` in its artifacts and link."""
-    if runtime == "full":
+    if runtime == FULL:
         return profile
     makefile: MakefileProfile | None = profile.makefile
     if makefile is not None:

@@ -35,12 +35,13 @@ from pathlib import Path, PurePosixPath
 
 from tfbuild.cpp.scan import is_kernel_source
 from tfbuild.pipeline.report.symbols import DUPLICATE_MARK, Symbol, SymbolTable
+from tfbuild.tree.facts import MAKEFILE_DIR
 from tfbuild.tree.kernel_index import KernelIndex
 
 GROUPS = ("kernels", "framework", "protobuf", "other")
 UNKNOWN_FILE = "(kernel file not known)"
 _SOURCE_SUFFIXES = (".cc", ".cpp", ".cxx", ".c")
-_SKIPPED_DIRS = ("tensorflow/contrib/makefile/gen",)  # the Makefile build's output
+_SKIPPED_DIRS = (f"{MAKEFILE_DIR}/gen",)  # the Makefile build's output
 
 
 @dataclass(frozen=True)

@@ -13,16 +13,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, Literal
 
+from tfbuild.pipeline.outputs.elf_pages import ELF_MAGIC
 from tfbuild.toolchain.architectures import by_elf_machine
+from tfbuild.toolchain.archive_symbols import AR_HEADER_SIZE, AR_MAGIC
 
 ObjectFormat = Literal["elf", "mach-o", "unknown"]
 
-_ELF_MAGIC = b"\x7fELF"
 _MACHO_MAGICS = frozenset(
     {b"\xfe\xed\xfa\xce", b"\xce\xfa\xed\xfe", b"\xfe\xed\xfa\xcf", b"\xcf\xfa\xed\xfe", b"\xca\xfe\xba\xbe"}
 )
-_AR_MAGIC = b"!<arch>\n"
-_AR_HEADER = 60
 
 
 @dataclass(frozen=True)
@@ -48,13 +47,13 @@ def object_kind(path: Path) -> ObjectKind:
     """The format and machine of ``path``: an object file, executable, shared library, or an
     archive whose first object member decides (an archive of none is ``unknown``)."""
     with open(path, "rb") as handle:
-        start = handle.read(len(_AR_MAGIC))
-        if start != _AR_MAGIC:
+        start = handle.read(len(AR_MAGIC))
+        if start != AR_MAGIC:
             handle.seek(0)
             return _identify(handle, archive=False)
         while True:
-            header = handle.read(_AR_HEADER)
-            if len(header) < _AR_HEADER:
+            header = handle.read(AR_HEADER_SIZE)
+            if len(header) < AR_HEADER_SIZE:
                 return ObjectKind("unknown", None, archive=True)
             name, size = header[:16].strip(), int(header[48:58].strip() or b"0")
             data_start = handle.tell()
@@ -69,7 +68,7 @@ def object_kind(path: Path) -> ObjectKind:
 
 def _identify(handle: BinaryIO, *, archive: bool) -> ObjectKind:
     ident = handle.read(20)
-    if ident[:4] == _ELF_MAGIC and len(ident) == 20:
+    if ident[:4] == ELF_MAGIC and len(ident) == 20:
         order: Literal["little", "big"] = "big" if ident[5] == 2 else "little"
         return ObjectKind("elf", int.from_bytes(ident[18:20], order), archive)
     if ident[:4] in _MACHO_MAGICS:

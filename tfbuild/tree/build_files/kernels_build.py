@@ -25,11 +25,13 @@ import posixpath
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
+from tfbuild.cpp import KERNELS_DIR
 from tfbuild.errors import SourceTreeError
 from tfbuild.tree.build_files.filegroups import Filegroup, parse_build, read_filegroups
 from tfbuild.tree.build_files.starlark_lists import apply_insertions, find_lists, insertions
 
-KERNELS_PACKAGE = "tensorflow/core/kernels"
+KERNELS_PACKAGE = KERNELS_DIR
+"""The kernels' directory as Bazel's package."""
 KERNELS_BUILD = f"{KERNELS_PACKAGE}/BUILD"
 
 

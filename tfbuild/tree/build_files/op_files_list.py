@@ -20,7 +20,10 @@ from dataclasses import dataclass
 
 from tfbuild.errors import SourceTreeError
 
-OP_FILES_LIST = "tensorflow/contrib/makefile/tf_op_files.txt"
+MAKEFILE_DIR = "tensorflow/contrib/makefile"
+"""The contrib Makefile's directory in a tree (TF 1.x to 2.0), named here, the lowest module
+that names a path in it (:mod:`tfbuild.tree.facts` hands it on)."""
+OP_FILES_LIST = f"{MAKEFILE_DIR}/tf_op_files.txt"
 
 # What ``$(shell cat ...)`` can carry through make as one word: no spaces, quotes or '$'.
 _SAFE_PATH = re.compile(r"[A-Za-z0-9_.+\-]+(/[A-Za-z0-9_.+\-]+)*")

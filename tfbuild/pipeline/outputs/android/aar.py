@@ -17,8 +17,9 @@ The archive holds what Gradle's Android plugin reads from an AAR:
 - ``R.txt`` (the library has no resources: empty) and ``proguard.txt``, which keeps the class
   and its native methods (R8 would otherwise rename them and break the JNI names).
 
-Both zips are reproducible: entries sorted, timestamps fixed (``SOURCE_DATE_EPOCH`` when set,
-else 1980-01-01), fixed permissions, no extra fields, so two runs over the same builds give the
+Both zips are reproducible: entries sorted, timestamps fixed (the build option
+``source_date_epoch``, from ``--source-date-epoch``, ``SOURCE_DATE_EPOCH`` or ``tfbuild.toml``,
+when set, else 1980-01-01), fixed permissions, no extra fields, so two runs over the same builds give the
 same bytes. The AAR is written to a temporary file and renamed, and each build's manifest then
 records it (``aar``: path, sha256, ABIs, entries).
 """
@@ -27,7 +28,6 @@ from __future__ import annotations
 
 import hashlib
 import io
-import os
 import re
 import shutil
 import subprocess
@@ -45,14 +45,13 @@ from tfbuild.pipeline.outputs.android.jni_library import JAVA_DIR, JNI_DIR
 from tfbuild.pipeline.outputs.android.maven import Coordinates, Published, default_coordinates, publish
 from tfbuild.pipeline.outputs.manifest import MANIFEST_NAME, Manifest, update_manifest
 from tfbuild.pipeline.planning.plan import AndroidJniRecord
+from tfbuild.pipeline.planning.reproducible import ZIP_EPOCH
 from tfbuild.resources import templates_dir
 from tfbuild.templating import render
 
 STUBS_DIR = "android/stand_ins"
 """``android.*`` stand-ins under ``templates/`` to compile against (its README says why)."""
 
-ZIP_EPOCH = (1980, 1, 1, 0, 0, 0)
-"""The earliest time a zip entry can carry: the default fixed timestamp."""
 JAVA_RELEASE = "8"
 LATEST_ZIP_TIME = 4354819199
 """2107-12-31 23:59:59 UTC: the last moment a zip entry's date can hold."""
@@ -212,14 +211,17 @@ def _is_aar(path: Path) -> bool:
 
 def build_aar(out_dirs: Iterable[Path], aar: Path | None, *, javac: str = "javac", record: bool = True,
               stubs: Path | None = None, maven_repo: Path | None = None,
-              coordinates: Coordinates | None = None) -> AarResult:
+              coordinates: Coordinates | None = None, epoch: int | None = None,
+              epoch_from: str = "source date epoch") -> AarResult:
     """Assemble an AAR from the builds in ``out_dirs`` into ``aar`` and/or a Maven repository
     (:mod:`~tfbuild.pipeline.outputs.android.maven`; coordinates default from the Java API and the tree's
     TensorFlow version); record it in their manifests. ``stubs`` is a class path of ``android.*``
     to compile the tree's Java API against (an SDK's ``android.jar``); without it, tfbuild's
-    stand-ins."""
+    stand-ins. ``epoch``: the entries' time in seconds since 1970 (the build option
+    ``source_date_epoch``, given by ``epoch_from``), None for 1980-01-01."""
     if aar is None and maven_repo is None:
         raise ConfigError("nothing to write", hint="give -o FILE.aar, --maven-repo DIR, or both")
+    stamp = zip_timestamp(epoch, epoch_from)
     inputs = sorted((read_aar_input(Path(d)) for d in out_dirs), key=lambda item: item.abi)
     check_inputs(inputs)
     if aar is not None:
@@ -228,7 +230,6 @@ def build_aar(out_dirs: Iterable[Path], aar: Path | None, *, javac: str = "javac
     if maven_repo is not None:
         coordinates = coordinates or default_coordinates(first.java_api, first.tensorflow_version)
         check_output(Path(maven_repo) / coordinates.version_dir / coordinates.file_name("aar"), inputs)
-    stamp = _timestamp(os.environ)
     entries: dict[str, bytes] = {
         "AndroidManifest.xml": render(
             "android/AndroidManifest.xml.j2", tfbuild_version=__version__, java_package=first.java_package,
@@ -247,7 +248,7 @@ def build_aar(out_dirs: Iterable[Path], aar: Path | None, *, javac: str = "javac
     published = None
     if maven_repo is not None:
         assert coordinates is not None
-        published = publish(data, Path(maven_repo), coordinates, epoch=_epoch(os.environ), description=(
+        published = publish(data, Path(maven_repo), coordinates, epoch=epoch, description=(
             f"TensorFlow {first.tensorflow_version} for Android, selective build by tfbuild "
             f"({first.java_package}.{first.java_class}; {', '.join(item.abi for item in inputs)})"))
     if aar is not None:
@@ -325,26 +326,12 @@ def java_source(java_package: str, java_class: str, library: str) -> str:
     )
 
 
-def _epoch(environ: Mapping[str, str]) -> int | None:
-    """``SOURCE_DATE_EPOCH`` in seconds, None when unset; one line naming it when it is no time."""
-    value = environ.get("SOURCE_DATE_EPOCH", "").strip()
-    if not value:
-        return None
-    try:
-        seconds = int(value)
-    except ValueError:
-        raise ConfigError(f"$SOURCE_DATE_EPOCH: {value!r} is not a whole number of seconds") from None
-    if not 0 <= seconds <= LATEST_ZIP_TIME:
-        raise ConfigError(f"$SOURCE_DATE_EPOCH: {seconds} is not a time a zip file can carry (1980 to 2107)")
-    return seconds
-
-
-def _timestamp(environ: Mapping[str, str]) -> tuple[int, int, int, int, int, int]:
-    """``SOURCE_DATE_EPOCH`` as a zip timestamp (UTC, even seconds, not before 1980), else 1980-01-01."""
-    seconds = _epoch(environ)
-    if seconds is None:
-        return ZIP_EPOCH
-    moment = time.gmtime(max(seconds, 315532800))  # 1980-01-01, the zip format's first day
+def zip_timestamp(epoch: int | None, where: str = "source date epoch") -> tuple[int, int, int, int, int, int]:
+    """``epoch`` (seconds since 1970) as a zip timestamp (UTC, even seconds, not before 1980),
+    else 1980-01-01; one line naming ``where`` it came from when no zip entry can carry it."""
+    if epoch is not None and epoch > LATEST_ZIP_TIME:
+        raise ConfigError(f"{where}: {epoch} is not a time a zip file can carry (1980 to 2107)")
+    moment = time.gmtime(max(epoch or 0, ZIP_EPOCH))  # ZIP_EPOCH: 1980-01-01, the zip format's first day
     second = moment.tm_sec - moment.tm_sec % 2  # zip times have two-second steps
     return (moment.tm_year, moment.tm_mon, moment.tm_mday, moment.tm_hour, moment.tm_min, second)
 

@@ -51,10 +51,11 @@ from tfbuild.pipeline.planning.plan import AndroidJniRecord, AppliedSizeProfile,
 from tfbuild.templating import render
 from tfbuild.toolchain.targets import Platform
 from tfbuild.tree.build_files.op_files_list import listed_paths
+from tfbuild.tree.facts import MAKEFILE_DIR
 from tfbuild.tree.java_api import LITE_MESSAGE_NOTE, TreeJavaApi, find_java_api, lite_adapted, read_java_api
 
 JNI_DIR = "jni"
-JNI_HEADER_DIRS = (*HEADER_DIRS, "tensorflow/contrib/makefile/gen/proto_text")
+JNI_HEADER_DIRS = (*HEADER_DIRS, f"{MAKEFILE_DIR}/gen/proto_text")
 """What the JNI sources compile against: an app's header directories, and the Makefile's
 ``pb_text`` headers, which TensorFlow's own C API sources include (``device.h``) and an app's
 code does not."""
