@@ -10,15 +10,19 @@ it runs (a linker mode, the NDK stand-in, an installed venv) goes through the sa
 
 from __future__ import annotations
 
+import importlib.abc
+import importlib.machinery
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 from typing import NoReturn
 
 import pytest
+from tfbuild_testing import MACHINE_CACHE
 
-from tfbuild.cache import CACHE_DIR_ENV, cache_dir
+from tfbuild.cache import CACHE_DIR_ENV
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 # Fixtures that test modules share, defined beside the helpers that build their data.
@@ -125,17 +129,34 @@ _PROBES = {
 }
 
 
+def _link_entries(machine: Path, private: Path) -> None:
+    """``private`` as a directory of links to what ``machine`` holds (nothing if it is absent):
+    the test reads what the machine installed, and what it adds lands in ``private``."""
+    private.mkdir(parents=True, exist_ok=True)
+    if machine.is_dir():
+        for entry in machine.iterdir():
+            if not (private / entry.name).exists():
+                (private / entry.name).symlink_to(entry, target_is_directory=entry.is_dir())
+
+
 @pytest.fixture(scope="session")
 def _session_cache(tmp_path_factory) -> Path:
-    """A tfbuild cache directory for the session. What the machine installed there (the npm
-    Bazel releases, the package records of the toolchain images CI built, unpacked NDKs) is
-    linked in; what the tests write (kernel indexes of throwaway trees) stays out of the user's
-    cache."""
+    """A tfbuild cache directory for the session, under pytest's temporary directory. What the
+    machine installed in its own cache (:data:`MACHINE_CACHE`) is seen through links: each Bazel
+    release scripts/install-bazel.sh or tfbuild put there; the package records of the toolchain
+    images are copied (a test that builds an image rewrites its record). What the tests write
+    (kernel indexes of throwaway trees, a Bazel release fetched for one test, records) stays in
+    the session's directory: no test writes into the user's cache."""
     private = tmp_path_factory.mktemp("tfbuild-cache")
-    shared = cache_dir()
-    for installed in ("bazel", "images", "ndk"):
-        (shared / installed).mkdir(parents=True, exist_ok=True)
-        (private / installed).symlink_to(shared / installed, target_is_directory=True)
+    bazel = MACHINE_CACHE / "bazel"
+    _link_entries(bazel, private / "bazel")
+    if (private / "bazel" / "versions").is_symlink():
+        (private / "bazel" / "versions").unlink()
+        _link_entries(bazel / "versions", private / "bazel" / "versions")
+    (private / "images").mkdir()
+    if (MACHINE_CACHE / "images").is_dir():
+        for record in (MACHINE_CACHE / "images").glob("*.packages.txt"):
+            shutil.copyfile(record, private / "images" / record.name)
     return private
 
 
@@ -193,8 +214,60 @@ def missing_part(reason: str, *, needed_by: str = "this test") -> NoReturn:
     pytest.skip(reason)
 
 
+class _TensorflowWatch(importlib.abc.MetaPathFinder):
+    """Refuses ``import tensorflow`` in a test without the ``tensorflow`` marker, for as long as
+    this process has not imported it yet (it then stays imported, so a run of ``-m "not
+    tensorflow"`` checks every unmarked test). Finding the package is left alone: tfbuild locates
+    the installed wheel with ``importlib.util.find_spec`` without importing it."""
+
+    def __init__(self) -> None:
+        self.watched: pytest.Item | None = None
+        self.refused: set[str] = set()
+
+    def find_spec(self, name: str, path: object, target: object = None) -> importlib.machinery.ModuleSpec | None:
+        if name != "tensorflow" or self.watched is None:
+            return None
+        spec = importlib.machinery.PathFinder.find_spec(name)
+        if spec is not None:
+            spec.loader = _RefusedLoader(self, self.watched.nodeid)
+        return spec
+
+
+class _RefusedLoader(importlib.abc.Loader):
+    def __init__(self, watch: _TensorflowWatch, nodeid: str) -> None:
+        self.watch, self.nodeid = watch, nodeid
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> None:
+        self.watch.refused.add(self.nodeid)
+        raise ImportError("tensorflow imported by a test without the tensorflow marker")
+
+    def exec_module(self, module: object) -> None:  # never reached: create_module refuses
+        raise ImportError("tensorflow imported by a test without the tensorflow marker")
+
+
+_TENSORFLOW_WATCH = _TensorflowWatch()
+sys.meta_path.insert(0, _TENSORFLOW_WATCH)
+
+
+@pytest.hookimpl(tryfirst=True)
 def pytest_runtest_setup(item):
+    if "tensorflow" not in item.keywords and "tensorflow" not in sys.modules:
+        _TENSORFLOW_WATCH.watched = item
     missing = _missing_part(item)
     if missing is not None:
         marker, reason = missing
         missing_part(reason, needed_by=f"the @{marker} marker")
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item):
+    try:
+        return (yield)
+    finally:
+        if item.nodeid in _TENSORFLOW_WATCH.refused:
+            pytest.fail("this test imports tensorflow (in itself or a fixture): mark it @pytest.mark.tensorflow",
+                        pytrace=False)
+
+
+def pytest_runtest_teardown(item):
+    _TENSORFLOW_WATCH.watched = None

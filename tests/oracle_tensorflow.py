@@ -24,8 +24,7 @@ from typing import Any
 
 import pytest
 from conftest import missing_part
-
-from tfbuild.cache import cache_dir
+from tfbuild_testing import MACHINE_CACHE
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 INSTALL_SCRIPT = REPO_ROOT / "scripts" / "install-oracle-tensorflow.sh"
@@ -44,16 +43,13 @@ one; see there) unless ``$ORACLE_TENSORFLOW_VERSION`` chooses another, for both.
 _INSTALLED_MARKER = ".tfbuild-oracle-installed"
 """Written by the install script once the venv is complete."""
 
-_SHARED_CACHE = cache_dir()
-"""The cache the install script wrote to, read when this module is imported (so import it at the
-top of a test module): during a test conftest.py points TFBUILD_CACHE_DIR at a private one."""
 
 _REGISTRIES: dict[Path, dict[str, Any]] = {}
 
 
 def oracle_venv() -> Path:
     """Where scripts/install-oracle-tensorflow.sh puts the venv (whether or not it is there)."""
-    return _SHARED_CACHE / f"oracle-tensorflow-{ORACLE_VERSION}"
+    return MACHINE_CACHE / f"oracle-tensorflow-{ORACLE_VERSION}"
 
 
 def oracle_python() -> Path:

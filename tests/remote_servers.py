@@ -181,9 +181,11 @@ BUILDGRID_VERSION = "0.4.4"
 
 
 def buildgrid_bgd() -> Path:
-    """BuildGrid's ``bgd``, in the venv scripts/install-buildgrid.sh makes (under the default
-    tfbuild cache: the tests point TFBUILD_CACHE_DIR elsewhere)."""
-    return Path.home() / ".cache" / "tfbuild" / f"buildgrid-{BUILDGRID_VERSION}" / "bin" / "bgd"
+    """BuildGrid's ``bgd``, in the venv scripts/install-buildgrid.sh makes in the machine's tfbuild
+    cache (the tests point TFBUILD_CACHE_DIR at a private one)."""
+    from tfbuild_testing import MACHINE_CACHE
+
+    return MACHINE_CACHE / f"buildgrid-{BUILDGRID_VERSION}" / "bin" / "bgd"
 
 
 BUILDGRID_CONF = """\

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 from android_dirs import make_ndk, make_sdk
+from android_ndk import MINI_NDK_NAME, unpack_mini_ndk
 from modelgen import graph_pbtxt
 
 from tfbuild.cli import main
@@ -27,6 +28,44 @@ from tfbuild.toolchain.android_ndk import check_abi, check_api_level, inspect_nd
 HELLO = '#include <cstdio>\n#include <string>\nint main() { std::printf("%s\\n", std::string("hello, android").c_str()); }\n'
 ANDROID_VARIABLES = ("TFBUILD_ANDROID_NDK", "ANDROID_NDK_HOME", "ANDROID_NDK_ROOT",
                      "TFBUILD_ANDROID_SDK", "ANDROID_SDK_HOME", "ANDROID_HOME", "TFBUILD_CONFIG")
+
+
+# -- the stand-in's archive ------------------------------------------------------------------------
+def _archive(tmp_path: Path, *files: str) -> Path:
+    """A ``.tar.xz`` holding ``files`` (paths relative to its top), each with a line of text."""
+    top = tmp_path / "content"
+    for name in files:
+        (top / name).parent.mkdir(parents=True, exist_ok=True)
+        (top / name).write_text(f"{name}\n")
+    archive = tmp_path / "android-ndk-r26-mini.tar.xz"
+    subprocess.run(["tar", "-cJf", str(archive), "-C", str(top), *files], check=True)
+    return archive
+
+
+def test_the_stand_in_is_unpacked_once_and_found_again(tmp_path):
+    archive = _archive(tmp_path, f"{MINI_NDK_NAME}/source.properties", f"{MINI_NDK_NAME}/meta/abis.json")
+    ndk = unpack_mini_ndk(tmp_path / "cache", archive)
+    assert ndk.name == MINI_NDK_NAME and (ndk / "meta" / "abis.json").read_text() == f"{MINI_NDK_NAME}/meta/abis.json\n"
+    (ndk / "meta" / "abis.json").unlink()  # a second call finds source.properties and unpacks nothing
+    assert unpack_mini_ndk(tmp_path / "cache", archive) == ndk and not (ndk / "meta" / "abis.json").exists()
+    assert [p.name for p in (tmp_path / "cache").iterdir() if not p.name.endswith(".lock")] == [ndk.parent.name]
+
+
+@pytest.mark.parametrize("broken", ["not an archive", "no NDK inside"])
+def test_a_stand_in_that_is_there_but_broken_fails_everywhere(tmp_path, broken):
+    """Present but broken is no missing part: the test fails (it would hide a defect if it were
+    skipped), with one line naming the archive, and leaves no half NDK behind."""
+    if broken == "not an archive":
+        archive = tmp_path / "android-ndk-r26-mini.tar.xz"
+        archive.write_bytes(b"\xfd7zXZ\x00 truncated")
+        expected = "tar cannot unpack it"
+    else:
+        archive = _archive(tmp_path, "README.md")
+        expected = f"holds no {MINI_NDK_NAME}/source.properties"
+    with pytest.raises(pytest.fail.Exception) as failed:
+        unpack_mini_ndk(tmp_path / "cache", archive)
+    assert str(failed.value).startswith(f"{archive}: {expected}"), failed.value
+    assert [p.name for p in (tmp_path / "cache").iterdir() if not p.name.endswith(".lock")] == []
 
 
 # -- reading an NDK --------------------------------------------------------------------------------

@@ -25,6 +25,8 @@ from tfbuild.model.memmapped import (
 )
 
 RUNNER = Path(__file__).parent / "data" / "memmapped" / "run_package.cc"
+pytestmark = pytest.mark.tensorflow  # every test reads a graph TensorFlow wrote (frozen_graph)
+
 WIDTH = 64  # a 64x64 float weight is 16,384 bytes: converted; the 64-float bias (256 bytes) is not
 
 

@@ -22,6 +22,8 @@ import treegen
 from example_run import example_run
 from manifests import write_manifest
 
+from tfbuild.cache import CACHE_DIR_ENV
+
 REPO = Path(__file__).resolve().parent.parent
 MODEL = REPO / "examples" / "custom_ops" / "model.pbtxt"
 BOX = re.compile("[\u2500-\u257f]")
@@ -29,7 +31,7 @@ SEPARATOR = 2  # columns are two spaces apart in plain tables
 
 
 def tfbuild(*args: str, cwd: Path | None = None, ok: tuple[int, ...] = (0,)) -> str:
-    env = {key: value for key, value in os.environ.items() if not key.startswith("TFBUILD_")}
+    env = {key: value for key, value in os.environ.items() if not key.startswith("TFBUILD_") or key == CACHE_DIR_ENV}
     env["COLUMNS"] = "80"  # a terminal's width must not leak into a pipe's output
     done = subprocess.run([sys.executable, "-m", "tfbuild", *args], capture_output=True,
                           text=True, cwd=cwd, env=env)
@@ -146,7 +148,7 @@ def test_example(tmp_path_factory):
 
 @pytest.mark.docker  # it lists the engine's images
 def test_toolchain_list():
-    env = {key: value for key, value in os.environ.items() if not key.startswith("TFBUILD_")}
+    env = {key: value for key, value in os.environ.items() if not key.startswith("TFBUILD_") or key == CACHE_DIR_ENV}
     done = subprocess.run([sys.executable, "-m", "tfbuild", "toolchain", "list"], capture_output=True, text=True,
                           env=env)
     assert done.returncode == 0, done.stderr[-2000:]

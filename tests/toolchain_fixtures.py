@@ -2,13 +2,16 @@
 
 CI makes the base image and the toolchain images first (scripts/ci-docker-setup.sh), so here
 they are normally found; on a developer machine a missing toolchain image is built (a minute or
-two) from the base image. A missing base image cannot be made without root and a mirror, so it
-skips the test locally and fails it in CI (conftest.missing_part, as for a missing tool).
+two) from the base image, once: test processes that want the same image at once (pytest-xdist's
+workers) take turns (``machine_lock``), and the second finds it made. A missing base image
+cannot be made without root and a mirror, so it skips the test locally and fails it in CI
+(conftest.missing_part, as for a missing tool).
 """
 
 from __future__ import annotations
 
 from conftest import missing_part
+from tfbuild_testing import machine_lock
 
 from tfbuild.toolchain.base_image import default_base_tag
 from tfbuild.toolchain.engine import docker_client, image_exists
@@ -34,10 +37,14 @@ def require_base_image(suite: str | None = None) -> str:
 def linux_toolchain(suite: str | None = None) -> ToolchainImage:
     """The Linux toolchain on ``suite`` (default: tfbuild's default base)."""
     base = require_base_image(suite)
-    return ensure_image(toolchain_spec("linux", base=base))
+    spec = toolchain_spec("linux", base=base)
+    with machine_lock(f"image-{spec.tag}"):
+        return ensure_image(spec)
 
 
 def bazel_toolchain() -> ToolchainImage:
     """The Bazel toolchain as the plans for the tests' trees ask for it."""
     base = require_base_image(TREE_SUITE)
-    return ensure_image(toolchain_spec("bazel", base=base, build_args={"BAZEL_VERSION": BAZEL_VERSION}))
+    spec = toolchain_spec("bazel", base=base, build_args={"BAZEL_VERSION": BAZEL_VERSION})
+    with machine_lock(f"image-{spec.tag}"):
+        return ensure_image(spec)

@@ -1,7 +1,7 @@
 """Small TensorFlow-shaped source trees, as git repositories, for tests and benchmarks.
 
-The trees have TensorFlow's paths, macro forms, BUILD target names and list formats (see
-/work/shared/TF-FACTS.md), so code that works on them has a chance on a real checkout:
+The trees have TensorFlow's paths, macro forms, BUILD target names and list formats, as the
+real releases have them, so code that works on them has a chance on a real checkout:
 
 - ``make_tf1_tree``: a TF 1.12-era tree. ``tensorflow/contrib/makefile`` (Makefile,
   tf_op_files.txt, the dependency scripts), ``android_*`` filegroups, ``configure.py`` with

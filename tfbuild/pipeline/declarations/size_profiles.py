@@ -1,10 +1,10 @@
 """Size profiles: how much speed a build trades for a smaller binary, as data.
 
 Selective registration drops the kernels a model does not use; what is left is still compiled
-for speed. On a real TF 1.12 build a MobileNetV2 benchmark went from 20.9 MB to 6.8 MB with
-``-Os``, function and data sections and ``--gc-sections -s``, and ran 1.9 times slower: most of
-that time is in a few kernels (convolutions, matrix products, element-wise arithmetic). So the
-profiles (``toolchains/tensorflow/size_profiles.toml``) are:
+for speed. ``-Os``, function and data sections and ``--gc-sections -s`` make a binary a fraction
+of the size, and slower, and most of that time is in a few kernels (convolutions, matrix
+products, element-wise arithmetic; docs/size-profiles.md has the figures). So the profiles
+(``toolchains/tensorflow/size_profiles.toml``) are:
 
 - ``stock``: the tree's own flags, nothing added (the default);
 - ``balanced``: ``-O2``, one section per function and datum, unreferenced sections dropped at

@@ -2,7 +2,7 @@
 
 With one ``ops_to_register.h`` every kernel file includes the app's whole selection, so a
 second app on the same tree changes every object's input: make and ccache rebuild them all
-(``benchmarks/cache_reuse_bench.py`` measured 100% of the cold build). Yet a file's object
+(docs/per-file-selection.md has the measurement). Yet a file's object
 depends only on the decisions for the kernel classes and ops that file registers, which the
 kernel index and the op-definition index know. So each such file gets a header of its own
 holding only those decisions (``gen/tfbuild_selection/<source>.h`` in the contrib Makefile's

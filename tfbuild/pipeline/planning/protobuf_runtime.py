@@ -2,7 +2,7 @@
 or ``lite``, the ``MessageLite`` runtime Google's own mobile builds of TensorFlow 1.x used.
 
 Why it matters: in a selective Android build of MobileNetV2 the full runtime is the largest
-part of the shipped JNI library (40% of r1.9's, 2.15 MB): every generated message registers its
+part of the shipped JNI library (docs/real-trees.md has the figures): every generated message registers its
 descriptor at start-up, which keeps descriptors, reflection and the text format in the link.
 ``libprotobuf-lite`` has none of that. TensorFlow's sources carry the switch themselves
 (``TENSORFLOW_LITE_PROTOS``: ``env.cc`` refuses text protos, ``protobuf_internal.h`` parses
@@ -23,8 +23,8 @@ editing the Makefile, in a makefile read after it (:data:`LITE_MAKEFILE`):
   ``EncodeProto`` kernels, which register themselves with the full runtime's
   ``DescriptorPool::generated_pool()`` (a model with those ops needs the full runtime: its link
   fails, naming the pool);
-- kernel sources that need the full runtime (:data:`FULL_RUNTIME_KERNELS`, found building TF
-  1.15.5 lite: its boosted-trees kernels name an enum's values with the generated
+- kernel sources that need the full runtime (:data:`FULL_RUNTIME_KERNELS`; in TF 1.15.5,
+  its boosted-trees kernels name an enum's values with the generated
   ``_Name``/``_Parse`` functions, which protoc's lite output of that protobuf lacks, and the
   ``DecodeProtoV2``/``EncodeProto`` kernels read messages by reflection and text format) are
   compiled as empty objects too when no kernel the models need is in them, and the build is
@@ -37,8 +37,8 @@ editing the Makefile, in a makefile read after it (:data:`LITE_MAKEFILE`):
   Unimplemented), from a header tfbuild includes into that one object.
 
 A tree whose protos import a well-known type that ``libprotobuf-lite`` does not hold
-(:data:`LITE_MISSING_IMPORTS`: TF 1.15.5's ``test_log.proto`` imports ``wrappers.proto``, and its
-lite build failed at the link on ``google::protobuf::DoubleValue``) is refused before the build.
+(:data:`LITE_MISSING_IMPORTS`: TF 1.15.5's ``test_log.proto`` imports ``wrappers.proto``, so its
+lite link would miss ``google::protobuf::DoubleValue``) is refused before the build.
 
 What a user gives up, and the plan says so: text-format protos (``ReadTextProto``,
 ``DebugString()`` of TensorFlow's messages) and protobuf reflection in the app. A tree is
@@ -46,7 +46,7 @@ refused when its sources lack the switch (checked before the build, never assume
 the Bazel flavour, whose proto rules tfbuild does not change, and ``--protobuf-rename``, whose
 edits are for the full runtime's files. The rules above need GNU make 3.82 or later (the
 shortest stem wins); Apple's make is 3.81, so an iOS build would need GNU make (iOS builds stay
-planned: there is no Xcode here).
+planned: tfbuild has not run with Xcode).
 """
 
 from __future__ import annotations

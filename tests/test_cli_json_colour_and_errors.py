@@ -1,6 +1,6 @@
-"""The command line's own contract, as issue 34 found it broken: a failing ``--json`` run still
+"""The command line's JSON, colour and error contract: a failing ``--json`` run still
 prints one JSON object (the error in it), ``NO_COLOR`` and ``FORCE_COLOR`` as their conventions
-say, and exit codes and messages that were wrong or unclear.
+say, and exit codes and messages that name what went wrong.
 
 Real runs: :func:`tfbuild.cli.main` in-process, or the console script in its own process where
 its stdout, its environment or its terminal matters.
@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import missing_part
 
 from tfbuild.cli import main
 
@@ -441,7 +442,7 @@ def test_a_read_only_working_directory_stops_the_dry_run_and_the_build_alike(tf1
     else:
         cwd = Path("/proc/1")
         if os.access(cwd, os.W_OK):
-            pytest.skip("no directory here that even root cannot write")
+            missing_part("no /proc to stand in, for root, for a directory it cannot write")
     path = tmp_path / "add.pbtxt"
     path.write_text(ADD_MODEL)
     head = subprocess.run(["git", "-C", str(tf1_tree), "rev-parse", "HEAD"], capture_output=True, text=True).stdout

@@ -1,4 +1,4 @@
-"""The bad inputs a new user found (issue 25): each is one line ``error: <path or stdout>:
+"""Bad paths and files given as inputs or outputs: each is one line ``error: <path or stdout>:
 <problem>``, a documented exit code, nothing half-written and nothing of the user's replaced.
 
 Real CLI runs: :func:`tfbuild.cli.main` in-process, or the console script in a subprocess where

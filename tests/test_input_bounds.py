@@ -1,5 +1,5 @@
-"""Bounds on recursion, memory and time (issue 34): input nested deeper than a parser follows, a
-constant or an input whose shape claims more than memory holds, a kernel file that used to make
+"""Bounds on recursion, memory and time: input nested deeper than a parser follows, a
+constant or an input whose shape claims more than memory holds, a kernel file that would make
 the scanner quadratic. Each is one line naming the file, its documented exit code, never exit 70.
 
 Real CLI runs (:func:`tfbuild.cli.main` in-process), real trees (tests/treegen.py), real git.

@@ -1,4 +1,4 @@
-"""Nothing of the user's in a source tree is replaced or lost (issue 25): a user's own untracked
+"""Nothing of the user's in a source tree is replaced or lost by edits and locks: a user's own untracked
 file where a build writes one, and two tfbuild runs on one tree at once.
 
 Real CLI runs on generated TensorFlow-shaped git trees (``tests/treegen.py``): in-process through

@@ -1,4 +1,4 @@
-"""Git problems and tree files tfbuild cannot read (issue 34): a stale ``.git/index.lock``, git
+"""Git problems and tree files tfbuild cannot read: a stale ``.git/index.lock``, git
 missing from ``PATH``, an origin whose protocol runs a command, a clone that fails, a
 ``kernels/BUILD`` or ``WORKSPACE`` that is not UTF-8. Each is one line and exit 4 or 6, never
 exit 70, and nothing of the tree changed.

@@ -1,4 +1,4 @@
-"""Nothing of the user's lost (issue 34): a stop signal from CI, a read-only tree, an output
+"""Nothing of the user's lost to signals or reverts: a stop signal from CI, a read-only tree, an output
 directory inside the tree, a file tfbuild wrote that the user edited since, a user's commit on
 tfbuild's work branch, a ``WORKSPACE`` that links out of the tree, and a tree missing inputs
 its Makefile compiles.
@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 import treegen
+from conftest import missing_part
 from tree_snapshots import git, snapshot, write_min_model
 
 from tfbuild.cli import main
@@ -221,10 +222,10 @@ def _read_only_argv(directory: Path, argv: list[str]) -> list[str]:
         directory.chmod(0o555)
         return argv
     if shutil.which("unshare") is None:
-        pytest.skip("root, and no unshare(1) to mount a directory read-only")
+        missing_part("root, and no unshare(1) to mount a directory read-only (apt-get install util-linux)")
     probe = subprocess.run(["unshare", "--mount", "--propagation", "private", "true"], capture_output=True)
     if probe.returncode != 0:
-        pytest.skip(f"root, and unshare --mount is not allowed here: {probe.stderr.decode()[-200:]}")
+        missing_part(f"root, and unshare --mount is not allowed here: {probe.stderr.decode()[-200:]}")
     quoted = " ".join(f"'{arg}'" for arg in argv)
     return ["unshare", "--mount", "--propagation", "private", "sh", "-c",
             f"mount --bind '{directory}' '{directory}' && mount -o remount,bind,ro '{directory}' && exec {quoted}"]
