@@ -22,6 +22,11 @@ profile's flags ride on ``--per_file_copt`` and the last ``-O`` of a hot kernel'
 hot one. Coming after ``--copt``, they also win over ``--extra-cflag``. Host tools (protoc)
 keep ``-c opt``; real Bazel 0.26.1 shows the order in ``tests/test_size_profiles.py``.
 
+With ``--vendor-dir`` (what ``tfbuild vendor`` laid out, :mod:`tfbuild.tree.vendor`) the build
+gets ``--repository_cache`` and one ``--override_repository`` per repository laid out from a
+mirror, so Bazel opens no URL; in a container the directory is mounted at ``/vendor`` and the
+container has no network at all (unless a fleet's cache needs the host's).
+
 A fleet's shared cache (:mod:`tfbuild.pipeline.caches.remote`) is Bazel's HTTP or gRPC remote cache; the
 build step's output is kept apart (``bazel-build.log``) for its process summary, the hit counts
 the manifest records.
@@ -50,14 +55,16 @@ from tfbuild.pipeline.flavours.layout import (
 )
 from tfbuild.pipeline.flavours.workspace import apply_block, render_android_block, resolve_android_repositories
 from tfbuild.pipeline.planning.notes import Note
-from tfbuild.pipeline.planning.plan import AppliedSizeProfile, Artifact, BuildPlan, GeneratedFile, Step
+from tfbuild.pipeline.planning.plan import AppliedSizeProfile, Artifact, BuildPlan, GeneratedFile, Mount, Step
 from tfbuild.pipeline.planning.protobuf_runtime import refuse_for_bazel
 from tfbuild.toolchain.targets import BazelProfile, BazelTarget, TargetProfile
 from tfbuild.toolchain.tf_versions import TreeRequirements, tree_requirements
 from tfbuild.tree.facts import TreeFacts
+from tfbuild.tree.vendor import read_record
 
 ANDROID_INFERENCE = "android_inference"
 SELECTIVE_COPTS = ("--copt=-DSELECTIVE_REGISTRATION", "--copt=-DSUPPORT_SELECTIVE_REGISTRATION")
+CONTAINER_VENDOR = PurePosixPath("/vendor")
 _REGEX_SPECIAL = re.compile(r"([\\.^$|?*+()\[\]{}])")
 
 
@@ -95,13 +102,14 @@ def plan(request: PlanRequest) -> BuildPlan:
     bazel_version = _version_tuple(requirements.bazel().value)
     cache = request.options.remote.remote_cache
     remote = bazel_remote(request.options.remote, bazel_version=bazel_version, in_container=in_container)
+    vendor_flags, vendor_mounts, vendor_notes = _vendor(request, in_container=in_container)
     generated = [header_file(request), tree_header_file(request)]
     if profile.needs_android_workspace:
         generated.append(_workspace_file(request, requirements, layout))
     build = Step(
         f"bazel build ({request.profile.name})",
         bazel_cache_argv(
-            _bazel_argv(request, tree, profile, layout, labels, size,
+            _bazel_argv(request, tree, profile, layout, (*vendor_flags, *labels), size,
                         disk_cache=bazel_keeps_disk_cache(cache, bazel_version)),
             cache, bazel_version,
         ),
@@ -114,7 +122,7 @@ def plan(request: PlanRequest) -> BuildPlan:
         target=request.profile.name,
         flavour=Flavour.BAZEL,
         image=image,
-        mounts=layout.mounts,
+        mounts=(*layout.mounts, *vendor_mounts),
         steps=steps,
         generated_files=tuple(generated),
         artifacts=artifacts,
@@ -122,12 +130,26 @@ def plan(request: PlanRequest) -> BuildPlan:
         env={},
         size_profile=size,
         notes=(*((Note("mobile-types", request.mobile_types.description()),) if request.mobile_types else ()),
-               *remote.notes),
+               *remote.notes, *vendor_notes),
         mobile_types=request.mobile_types,
         android_sdk=request.options.android.sdk if profile.needs_android_workspace else None,
         secret_env=remote.secret_env,
-        network=remote.network,
+        network=remote.network if remote.network or not vendor_flags or not in_container else "none",
     )
+
+
+def _vendor(request: PlanRequest, *, in_container: bool) -> tuple[tuple[str, ...], tuple[Mount, ...], tuple[Note, ...]]:
+    """Bazel's flags for the vendor directory, its mount, and the plan's note on it."""
+    directory = request.options.vendor_dir
+    if directory is None:
+        return (), (), ()
+    record = read_record(directory)
+    seen = CONTAINER_VENDOR if in_container else PurePosixPath(directory.resolve().as_posix())
+    mounts = (Mount(target=CONTAINER_VENDOR, source=directory.resolve()),) if in_container else ()
+    text = (f"{directory}: {len(record.cached)} repositories from the repository cache, {len(record.overrides)} "
+            f"overridden{', ' + str(len(record.missing)) + ' without a mirror' if record.missing else ''}"
+            f"{'; the container has no network' if in_container and not request.options.remote.remote_cache else ''}")
+    return record.bazel_flags(seen), mounts, (Note("offline", text),)
 
 
 def _configure_step(requirements: TreeRequirements, src: PurePosixPath) -> Step:
