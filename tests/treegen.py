@@ -497,13 +497,14 @@ _MIRROR_FILES = {
 }
 
 
-def make_external_mirror(mirrors: Path, name: str) -> Path:
-    """A git repository ``mirrors/acme+NAME`` holding one commit of the library ``name``."""
+def make_external_mirror(mirrors: Path, name: str, *, date: str = "2019-05-01T12:00:00+00:00") -> Path:
+    """A git repository ``mirrors/acme+NAME`` holding one commit of the library ``name`` (made at
+    ``date``: another date, another commit)."""
     root = _new_repo(mirrors / f"{EXTERNAL_OWNER}+{name}")
     for relative, text in _MIRROR_FILES[name].items():
         (root / relative).parent.mkdir(parents=True, exist_ok=True)
         (root / relative).write_text(text)
-    _commit_all(root, f"{name} 1.0", tag=None, date="2019-05-01T12:00:00+00:00")
+    _commit_all(root, f"{name} 1.0", tag=None, date=date)
     return root
 
 

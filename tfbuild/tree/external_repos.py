@@ -28,13 +28,15 @@ _CALL = re.compile(r"(?<![\w.])(?:native\.)?(" + "|".join(RULES) + r")\s*\(")
 _WRAPPERS = ("clean_dep", "Label", "str")
 _GITHUB = re.compile(
     r"^https?://(?:[^/]+/(?:mirror\.tensorflow\.org/|mirror\.bazel\.build/))?(?:www\.)?github\.com/"
-    r"(?P<owner>[\w.-]+)/(?P<repo>[\w.-]+)/archive/(?:refs/tags/)?(?P<ref>[\w.+-]+?)\.(?P<ext>tar\.gz|zip)$"
+    r"(?P<owner>[\w.-]+)/(?P<repo>[\w.-]+)/(?:archive/(?:refs/tags/)?(?P<ref>[\w.+-]+?)\.(?P<ext>tar\.gz|zip)"
+    r"|releases/download/(?P<tag>[\w.+-]+)/[^/]+)$"
 )
 
 
 @dataclass(frozen=True)
 class GitHubArchive:
-    """``https://github.com/OWNER/REPO/archive/REF.tar.gz`` (or ``.zip``), as a URL names it."""
+    """``https://github.com/OWNER/REPO/archive/REF.tar.gz`` (or ``.zip``), as a URL names it, or a
+    release's file (``releases/download/TAG/FILE``: ``extension`` is ``release``, the ref the tag)."""
 
     owner: str
     repo: str
@@ -69,6 +71,8 @@ class ExternalRepository:
         for url in self.urls:
             found = _GITHUB.match(url)
             if found:
+                if found["tag"]:  # a release's own file: made by its project, not by git archive
+                    return GitHubArchive(found["owner"], found["repo"], found["tag"], "release")
                 return GitHubArchive(found["owner"], found["repo"], found["ref"], found["ext"])
         return None
 

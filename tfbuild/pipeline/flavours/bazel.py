@@ -116,7 +116,7 @@ def plan(request: PlanRequest) -> BuildPlan:
         src,
         log=request.options.output_dir / BAZEL_STEP_LOG,
     )
-    collect, artifacts = _collect_steps(profile, labels, layout)
+    collect, artifacts = _collect_steps(profile, labels, layout) if not request.options.analysis_only else ((), ())
     steps = (_configure_step(requirements, src), build, *collect)
     return BuildPlan(
         target=request.profile.name,
@@ -200,8 +200,9 @@ def _bazel_argv(
     if request.mobile_types is not None:
         # TensorFlow's Android rules read the type set from --define ANDROID_TYPES (cwise_ops_common.h).
         copts = (f"--define=ANDROID_TYPES={request.mobile_types.define}", f"--copt={request.mobile_types.flag}", *copts)
+    analysis = ("--nobuild",) if options.analysis_only else ()
     return (
-        "bazel", *startup, "build", "-c", "opt", f"--jobs={options.jobs}",
+        "bazel", *startup, "build", *analysis, "-c", "opt", f"--jobs={options.jobs}",
         *disk, *config, *SELECTIVE_COPTS, *copts, *_size_options(size), *labels,
     )
 
