@@ -79,9 +79,12 @@ class ExternalRepository:
 
 def workspace_files(root: Path) -> list[Path]:
     """The files of ``root`` that declare external archives: WORKSPACE, ``tensorflow/workspace*.bzl``
-    and each ``third_party/**/workspace.bzl``."""
+    and each ``third_party/**/*.bzl`` that calls one of :data:`RULES` (``workspace.bzl`` files, the
+    toolchains' ``archives.bzl``)."""
     found = [root / "WORKSPACE", *sorted((root / "tensorflow").glob("workspace*.bzl"))]
-    found += sorted((root / "third_party").rglob("workspace.bzl")) if (root / "third_party").is_dir() else []
+    if (root / "third_party").is_dir():
+        found += [path for path in sorted((root / "third_party").rglob("*.bzl"))
+                  if _CALL.search(path.read_text(encoding="utf-8", errors="replace"))]
     return [path for path in found if path.is_file()]
 
 

@@ -99,10 +99,15 @@ def plan_sources(
     if mirrors is not None and not mirrors.is_dir():
         raise InputFileError(f"{mirrors}: not a directory", hint="--mirrors names a directory of git mirrors")
     declared = {repository.name: repository for repository in external_repositories(root)}
+    for mapping in mappings:  # declared by another repository's .bzl (bazel_toolchains' git_repository)
+        if mapping.name not in declared and mapping.ref is not None:
+            declared[mapping.name] = ExternalRepository(mapping.name, "git_repository", (), "", "", None, None,
+                                                        "--mirror (declared by another repository)")
     for name in (*only, *(mapping.name for mapping in mappings)):
         if name not in declared:
             raise SourceTreeError(f"{root}: the workspace declares no archive named {name}",
-                                  hint=f"'tfbuild vendor --source {root} --dry-run' lists them")
+                                  hint=f"'tfbuild vendor --source {root} --dry-run' lists them; a repository "
+                                       "another one declares needs --mirror NAME=DIR@REF")
     by_name = {mapping.name: mapping for mapping in mappings}
     index = _mirror_index(mirrors)
     chosen = [declared[name] for name in only] if only else list(declared.values())
@@ -170,7 +175,8 @@ def _source(repository: ExternalRepository, mapping: MirrorMapping | None, index
         return Source(repository, "cache", mirror, ref, commit, note="if the remade archive's sha256 is the pin")
     note = "a commit pins the files" if re.fullmatch(r"[0-9a-f]{40}", ref) else "a tag: files not checked"
     if not exact:
-        note = "named by --mirror: not checked against the pin"
+        note = ("named by --mirror: not checked against the pin" if repository.urls
+                else "named by --mirror, declared outside the tree: no pin to check")
     return Source(repository, "override", mirror, ref, commit, note=note)
 
 
