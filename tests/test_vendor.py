@@ -186,3 +186,21 @@ def test_real_bazel_builds_the_tree_from_the_mirrors_with_no_network(world, tmp_
     symbols = subprocess.run(["nm", "-D", "--defined-only", str(out / "libtensorflow_cc.so")], capture_output=True,
                              text=True, check=True).stdout
     assert " TfStandinVendored" in symbols  # compiled against both repositories, tinyfmt patched
+
+
+def test_a_mirror_named_outright_is_an_override_and_says_what_was_not_checked(world, tmp_path):
+    """``--mirror NAME=DIR@REF[:SUBDIR]``: archives GitHub does not serve, and repositories another
+    repository declares (bazel_toolchains' git_repository of rules_docker), which the tree does not show."""
+    mirror = world / "mirrors" / "acme+tinyhash"
+    done = run_cli("vendor", "--source", str(world / "tf"), "--mirrors", str(world / "mirrors"), "--out-dir", "v",
+                   "--mirror", f"tinyhash={mirror}@HEAD", "--mirror", f"rules_elsewhere={world / 'mirrors/acme+tinyfmt'}@HEAD:include",
+                   cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    lines = {line.split()[0]: line for line in done.stdout.splitlines()[:3]}
+    assert lines["tinyhash"].split()[1] == "override" and "named by --mirror: not checked against the pin" in lines["tinyhash"]
+    assert "declared outside the tree: no pin to check; its include/" in lines["rules_elsewhere"]
+    assert (tmp_path / "v" / OVERRIDES_DIR / "rules_elsewhere" / "tinyfmt.h").is_file()  # the commit's include/
+    assert read_record(tmp_path / "v").overrides == ("tinyhash", "tinyfmt", "rules_elsewhere")
+    unknown = run_cli("vendor", "--source", str(world / "tf"), "--mirror", f"nowhere={mirror}", "--dry-run", cwd=tmp_path)
+    assert unknown.returncode == 4
+    assert "the workspace declares no archive named nowhere" in unknown.stderr

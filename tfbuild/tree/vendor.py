@@ -57,14 +57,18 @@ class MirrorMapping:
     name: str
     mirror: Path
     ref: str | None
+    subdir: str = ""
+    """``NAME=DIR@REF:SUBDIR``: the repository is this directory of the commit (a mirror that keeps
+    the archive's files below its own top, as Android's mirror of fft2d does)."""
 
 
 def parse_mapping(text: str) -> MirrorMapping:
     name, sep, rest = text.partition("=")
     if not sep or not name or not rest:
-        raise ConfigError(f"--mirror {text}: expected NAME=DIR or NAME=DIR@REF")
+        raise ConfigError(f"--mirror {text}: expected NAME=DIR, NAME=DIR@REF or NAME=DIR@REF:SUBDIR")
     directory, at, ref = rest.rpartition("@") if "@" in rest else (rest, "", "")
-    return MirrorMapping(name, Path(directory), ref if at else None)
+    ref, _, subdir = ref.partition(":")
+    return MirrorMapping(name, Path(directory), ref if at and ref else None, subdir.strip("/"))
 
 
 @dataclass(frozen=True)
@@ -77,6 +81,7 @@ class Source:
     ref: str | None = None
     commit: str | None = None
     note: str = ""
+    subdir: str = ""
 
     def line(self) -> str:
         name = self.repository.name
@@ -177,7 +182,9 @@ def _source(repository: ExternalRepository, mapping: MirrorMapping | None, index
     if not exact:
         note = ("named by --mirror: not checked against the pin" if repository.urls
                 else "named by --mirror, declared outside the tree: no pin to check")
-    return Source(repository, "override", mirror, ref, commit, note=note)
+    subdir = mapping.subdir if mapping is not None else ""
+    return Source(repository, "override", mirror, ref, commit, note=note + (f"; its {subdir}/" if subdir else ""),
+                  subdir=subdir)
 
 
 def _commit(git_dir: Path, ref: str) -> str | None:
@@ -280,7 +287,8 @@ def _override(root: Path, source: Source, target: Path) -> None:
         shutil.rmtree(target)
     target.mkdir(parents=True)
     _, _, below_top = repository.strip_prefix.partition("/")
-    tree_ish = f"{source.ref}:{below_top}" if below_top else source.ref
+    inside = "/".join(part for part in (source.subdir, below_top) if part)
+    tree_ish = f"{source.ref}:{inside}" if inside else source.ref
     lacking = _extract(source.mirror, tree_ish, target)
     if lacking:
         (target / LACKING_NAME).write_text("".join(f"{path}\n" for path in lacking), encoding="utf-8")
