@@ -95,7 +95,8 @@ def plan(request: PlanRequest) -> BuildPlan:
     image = None
     if in_container:
         image = toolchain_image(request, profile.dockerfile, {"BAZEL_VERSION": requirements.bazel().value})
-    labels = tuple(_label(target, requirements.android_inference_package().value) for target in profile.targets)
+    targets = _targets(request, profile)
+    labels = tuple(_label(target, requirements.android_inference_package().value) for target in targets)
     # A comma separates per_file_copt's patterns: a source named with one cannot be given apart.
     hot = tuple(source for source in request.hot_files if "," not in source)
     size = apply_size_profile(request.options.size_profile, linker=profile.linker, hot_files=hot)
@@ -116,7 +117,7 @@ def plan(request: PlanRequest) -> BuildPlan:
         src,
         log=request.options.output_dir / BAZEL_STEP_LOG,
     )
-    collect, artifacts = _collect_steps(profile, labels, layout) if not request.options.analysis_only else ((), ())
+    collect, artifacts = _collect_steps(targets, labels, layout) if not request.options.analysis_only else ((), ())
     steps = (_configure_step(requirements, src), build, *collect)
     return BuildPlan(
         target=request.profile.name,
@@ -158,12 +159,20 @@ def _configure_step(requirements: TreeRequirements, src: PurePosixPath) -> Step:
                 skip_if_exists=src / ".tf_configure.bazelrc")
 
 
+def _targets(request: PlanRequest, profile: BazelProfile) -> tuple[BazelTarget, ...]:
+    """The profile's targets; with ``--java-api none`` not the AAR, whose Java classes are the API
+    (and whose analysis needs Bazel's Java tools, which Bazel downloads)."""
+    if request.options.android.java_api != "none":
+        return profile.targets
+    return tuple(target for target in profile.targets if target.kind != "aar")
+
+
 def _collect_steps(
-    profile: BazelProfile, labels: tuple[str, ...], layout: BuildLayout
+    targets: tuple[BazelTarget, ...], labels: tuple[str, ...], layout: BuildLayout
 ) -> tuple[tuple[Step, ...], tuple[Artifact, ...]]:
-    """A copy out of ``bazel-bin`` for each of the profile's targets, and the artifacts they give."""
+    """A copy out of ``bazel-bin`` for each of the targets, and the artifacts they give."""
     steps, artifacts = [], []
-    for target, label in zip(profile.targets, labels, strict=True):
+    for target, label in zip(targets, labels, strict=True):
         collected = layout.out / target.name
         steps.append(Step(f"collect {target.name}", ("cp", "-fL", str(bazel_output(layout, label)), str(collected)),
                           layout.tree_src))
