@@ -146,23 +146,25 @@ def test_the_bazel_plan_reads_the_vendor_directory(world):
     assert local.artifacts == ()
 
 
-def _offline_shell() -> list[str]:
+def _offline(then_in: Path | None = None) -> list[str]:
     """A command prefix that runs its command in a new network namespace with only loopback up
-    (Bazel's client talks to its server there): no route to anywhere else."""
+    (Bazel's client talks to its server there): no route to anywhere else. With ``then_in``,
+    ``bazel shutdown`` runs there afterwards, in the same namespace (the only one that reaches
+    the server)."""
     if shutil.which("unshare") is None or shutil.which("ip") is None:
         missing_part("unshare and ip (util-linux, iproute2) to run Bazel without a network")
     probe = subprocess.run(["unshare", "--net", "true"], capture_output=True, check=False)
     if probe.returncode != 0:
         missing_part(f"a new network namespace (unshare --net: {probe.stderr.decode().strip()}); run as root")
-    return ["unshare", "--net", "--", "sh", "-c", 'ip link set lo up && exec "$@"', "offline"]
+    script = 'ip link set lo up && { "$@"; rc=$?; [ "$0" = - ] || (cd "$0" && bazel shutdown) >/dev/null 2>&1; exit $rc; }'
+    return ["unshare", "--net", "--", "sh", "-c", script, str(then_in) if then_in else "-"]
 
 
 @pytest.mark.bazel
 def test_real_bazel_builds_the_tree_from_the_mirrors_with_no_network(world, tmp_path):
-    offline = _offline_shell()
     reach = ("import socket, sys\ntry:\n    socket.create_connection(('192.0.2.1', 443), timeout=3)\n"
              "except OSError as error:\n    sys.exit(f'unreachable: {error}')\n")
-    proof = subprocess.run([*offline, sys.executable, "-c", reach], capture_output=True, text=True, check=False)
+    proof = subprocess.run([*_offline(), sys.executable, "-c", reach], capture_output=True, text=True, check=False)
     assert proof.returncode != 0
     assert "unreachable" in proof.stderr  # no route out: any download Bazel tried would fail
     vendor = run_cli("vendor", "--source", "tf", "--mirrors", "mirrors", "--out-dir", "vendor", cwd=world)
@@ -174,11 +176,8 @@ def test_real_bazel_builds_the_tree_from_the_mirrors_with_no_network(world, tmp_
     tree, out = world / "tf", tmp_path / "out"
     build = ["build", "--target", "linux-x86_64", "--flavour", "bazel", "--local", "--source", str(tree),
              "--model", str(APP), "--out-dir", str(out), "--jobs", "2", "--vendor-dir", str(world / "vendor")]
-    try:
-        done = subprocess.run([*offline, sys.executable, "-m", "tfbuild", *build], env=env, capture_output=True,
-                              text=True, timeout=1800, check=False)
-    finally:
-        subprocess.run([*offline, str(bin_dir / "bazel"), "shutdown"], cwd=tree, capture_output=True, check=False)
+    done = subprocess.run([*_offline(then_in=tree), sys.executable, "-m", "tfbuild", *build], env=env,
+                          capture_output=True, text=True, timeout=1800, check=False)
     assert done.returncode == 0, done.stderr[-3000:]
     log = (out / "linux-x86_64.build.log").read_text()
     assert f"--repository_cache={world / 'vendor' / CACHE_DIR}" in log
