@@ -215,6 +215,17 @@ def test_bazel_plan_puts_the_header_where_tensorflow_includes_it(world):
     assert plan.image.build_args["BAZEL_VERSION"] == "0.20.0"
 
 
+def test_bazel_leaves_the_aar_out_without_a_java_api(world):
+    """``--java-api none``: the native library alone (the AAR's classes are the Java API)."""
+    aar = "//tensorflow/contrib/android:android_tensorflow_inference_java.aar"
+    both = plan_for(world, "android-arm64", "bazel")
+    assert aar in next(step for step in both.steps if step.argv[0] == "bazel").argv
+    native = plan_for(world, "android-arm64", "bazel", java_api="none")
+    build = next(step for step in native.steps if step.argv[0] == "bazel")
+    assert aar not in build.argv and "//tensorflow/contrib/android:libtensorflow_inference.so" in build.argv
+    assert [artifact.kind for artifact in native.artifacts] == ["shared-lib"]
+
+
 def test_bazel_uses_the_trees_config_when_its_bazelrc_defines_it(world, tmp_path):
     tree = make_tf2_tree(tmp_path / "tf2rc", version=(2, 6, 0))
     (tree / ".bazelrc").write_text("build:android --crosstool_top=//external:android/crosstool\n"

@@ -34,6 +34,8 @@ VOCABULARY = {
     "--sdk", "--ndk", "--api-level", "--build-tools", "--ndk-api-level", "--mobile-types", "--java-package",
     "--jni-library", "--java-api", "--maven-repo", "--coordinates", "--android-jar", "--runner", "--base-image", "--cache-prefix", "--remote-cache", "--distcc-host", "--suite", "--mirror",
     "--base", "--build-arg",
+    # vendor: local git mirrors for an offline Bazel build
+    "--mirrors", "--repository", "--vendor-dir", "--analysis-only",
     # verify
     "--tolerance", "--seed", "--input-shape", "--intermediates",
     # models

@@ -58,6 +58,8 @@ SAMPLES: dict[str, tuple[list[str], str, str | None, object]] = {
     "remote_cache": (["http://cache:8080/tf"], "http://cache:8080/tf", '"http://cache:8080/tf"', "http://cache:8080/tf"),
     "distcc_hosts": (["10.0.0.5:3632/8", "10.0.0.6"], "10.0.0.5:3632/8 10.0.0.6", '["10.0.0.5:3632/8", "10.0.0.6"]',
                      ["10.0.0.5:3632/8", "10.0.0.6"]),
+    "vendor_dir": (["vendor"], "vendor", '"vendor"', "{cwd}/vendor"),
+    "analysis_only": ([], "1", None, True),
     "default_ops": (["NoOp:NoOp"], "NoOp:NoOp", '"NoOp:NoOp"', "NoOp:NoOp"),
     "granularity": (["op"], "op", '"op"', "op"),
     "sdk": (["sdk"], "sdk", '"sdk"', "{cwd}/sdk"),

@@ -401,3 +401,149 @@ def parse_registry_listing(text: str) -> tuple[frozenset[tuple[str, str, str]], 
         elif fields[0] == "op" and len(fields) == 2:
             ops.add(fields[1])
     return frozenset(kernels), frozenset(ops)
+
+
+# -- external repositories (tfbuild vendor) --------------------------------------------------------
+
+# Two archives declared as TensorFlow's workspace.bzl declares its own (tf_http_archive, a
+# build_file, a patch_file), served by git mirrors the tests make: ``tinyhash`` as a GitHub .tar.gz
+# of a commit (its sha256 is what GitHub's archive of that commit hashes to, git archive | gzip -n),
+# ``tinyfmt`` as a GitHub .zip (bytes no mirror reproduces) whose patch the build needs.
+EXTERNAL_OWNER = "acme"
+EXTERNAL_REPOSITORIES = ("tinyhash", "tinyfmt")
+EXTERNAL_CHECK = "//tensorflow:libtensorflow_cc.so"  # links both
+
+_REPO_BZL = '''# tf_http_archive as TensorFlow's third_party/repo.bzl defines it, cut to what the test tree uses:
+# download_and_extract by sha256, then patch_file (patch -p1), then build_file as BUILD.bazel.
+
+def _tf_http_archive(ctx):
+    ctx.download_and_extract(ctx.attr.urls, "", ctx.attr.sha256, "", ctx.attr.strip_prefix)
+    if ctx.attr.patch_file != None:
+        patch = ctx.path(ctx.attr.patch_file)
+        result = ctx.execute(["patch", "-p1", "-d", ctx.path("."), "-i", patch])
+        if result.return_code != 0:
+            fail("patch %s: %s" % (patch, result.stderr))
+    if ctx.attr.build_file != None:
+        ctx.symlink(ctx.attr.build_file, "BUILD.bazel")
+
+tf_http_archive = repository_rule(
+    implementation = _tf_http_archive,
+    attrs = {
+        "sha256": attr.string(mandatory = True),
+        "urls": attr.string_list(mandatory = True),
+        "strip_prefix": attr.string(),
+        "patch_file": attr.label(),
+        "build_file": attr.label(),
+    },
+)
+'''
+
+_WORKSPACE_BZL = '''# TensorFlow external dependencies that can be loaded in WORKSPACE files.
+#
+# Stand-in for tfbuild's test trees: two of the archives the real function declares, in its form.
+
+load("//third_party:repo.bzl", "tf_http_archive")
+
+def clean_dep(dep):
+    return str(Label(dep))
+
+def tf_workspace(path_prefix = "", tf_repo_name = ""):
+    tf_http_archive(
+        name = "tinyhash",
+        build_file = clean_dep("//third_party:tinyhash.BUILD"),
+        sha256 = "$tinyhash_sha256",
+        strip_prefix = "tinyhash-$tinyhash_commit",
+        urls = [
+            "https://storage.googleapis.com/mirror.tensorflow.org/github.com/$owner/tinyhash/archive/$tinyhash_commit.tar.gz",
+            "https://github.com/$owner/tinyhash/archive/$tinyhash_commit.tar.gz",
+        ],
+    )
+
+    tf_http_archive(
+        name = "tinyfmt",
+        build_file = clean_dep("//third_party/tinyfmt:tinyfmt.BUILD"),
+        patch_file = clean_dep("//third_party/tinyfmt:fix_header.patch"),
+        sha256 = "$tinyfmt_sha256",
+        strip_prefix = "tinyfmt-$tinyfmt_commit",
+        urls = [
+            "https://storage.googleapis.com/mirror.tensorflow.org/github.com/$owner/tinyfmt/archive/$tinyfmt_commit.zip",
+            "https://github.com/$owner/tinyfmt/archive/$tinyfmt_commit.zip",
+        ],
+    )
+'''
+
+_EXTERNAL_FILES = {
+    "third_party/BUILD": 'licenses(["notice"])\n\nexports_files(["tinyhash.BUILD"])\n',
+    "third_party/tinyhash.BUILD": 'cc_library(\n    name = "tinyhash",\n    hdrs = ["tinyhash.h"],\n'
+                                  '    visibility = ["//visibility:public"],\n)\n',
+    "third_party/tinyfmt/BUILD": 'licenses(["notice"])\n\nexports_files(["tinyfmt.BUILD", "fix_header.patch"])\n',
+    "third_party/tinyfmt/tinyfmt.BUILD": 'cc_library(\n    name = "tinyfmt",\n    hdrs = ["include/tinyfmt.h"],\n'
+                                         '    strip_include_prefix = "include",\n'
+                                         '    visibility = ["//visibility:public"],\n)\n',
+    "third_party/tinyfmt/fix_header.patch": (
+        "--- a/include/tinyfmt.h\n+++ b/include/tinyfmt.h\n@@ -1,3 +1,3 @@\n #pragma once\n"
+        '-#error "tinyfmt needs TensorFlow\'s fix_header.patch"\n+#define TINYFMT_PATCHED 1\n'
+        " inline int tinyfmt_width(int n) { return n < 10 ? 1 : 1 + tinyfmt_width(n / 10); }\n"),
+    "tensorflow/core/platform/vendored.cc": (
+        '#include "tinyfmt.h"\n#include "tinyhash.h"\n\n'
+        'extern "C" int TfStandinVendored() { return tinyhash(TINYFMT_PATCHED) + tinyfmt_width(1234); }\n'),
+}
+_MIRROR_FILES = {
+    "tinyhash": {"tinyhash.h": "#pragma once\ninline int tinyhash(int x) { return x * 31 + 7; }\n",
+                 "README": "tinyhash: a test library served from a local git mirror.\n"},
+    "tinyfmt": {"include/tinyfmt.h": '#pragma once\n#error "tinyfmt needs TensorFlow\'s fix_header.patch"\n'
+                                     "inline int tinyfmt_width(int n) { return n < 10 ? 1 : 1 + tinyfmt_width(n / 10); }\n",
+                "BUILD": "# upstream's own BUILD file, which the tree's build_file replaces\n"},
+}
+
+
+def make_external_mirror(mirrors: Path, name: str, *, date: str = "2019-05-01T12:00:00+00:00") -> Path:
+    """A git repository ``mirrors/acme+NAME`` holding one commit of the library ``name`` (made at
+    ``date``: another date, another commit)."""
+    root = _new_repo(mirrors / f"{EXTERNAL_OWNER}+{name}")
+    for relative, text in _MIRROR_FILES[name].items():
+        (root / relative).parent.mkdir(parents=True, exist_ok=True)
+        (root / relative).write_text(text)
+    _commit_all(root, f"{name} 1.0", tag=None, date=date)
+    return root
+
+
+def add_external_repositories(root: Path, mirrors: Path) -> dict[str, str]:
+    """Give the tree at ``root`` TensorFlow's two-archive workspace (tinyhash, tinyfmt), with
+    their mirrors made under ``mirrors``, and link both into ``libtensorflow_cc.so``; one new
+    commit. Returns each repository's pinned commit."""
+    import hashlib
+
+    values = {"owner": EXTERNAL_OWNER}
+    commits = {}
+    for name in EXTERNAL_REPOSITORIES:
+        mirror = make_external_mirror(mirrors, name)
+        commit = _git(mirror, "rev-parse", "HEAD")
+        commits[name] = commit
+        if name == "tinyhash":  # GitHub's .tar.gz: git archive with REPO-COMMIT/, gzip -n
+            tar = subprocess.run(["git", "archive", "--format=tar", f"--prefix={name}-{commit}/", commit],
+                                 cwd=mirror, check=True, capture_output=True).stdout
+            data = subprocess.run(["gzip", "-n"], input=tar, check=True, capture_output=True).stdout
+        else:  # a zip carries times: what GitHub served is not what git makes here
+            data = subprocess.run(["git", "archive", "--format=zip", f"--prefix={name}-{commit}/", commit],
+                                  cwd=mirror, check=True, capture_output=True).stdout + b"GitHub's bytes"
+        values[f"{name}_commit"] = commit
+        values[f"{name}_sha256"] = hashlib.sha256(data).hexdigest()
+    (root / "third_party").mkdir(exist_ok=True)
+    (root / "third_party/repo.bzl").write_text(_REPO_BZL)
+    (root / "tensorflow/workspace.bzl").write_text(string.Template(_WORKSPACE_BZL).substitute(values))
+    for relative, text in _EXTERNAL_FILES.items():
+        (root / relative).parent.mkdir(parents=True, exist_ok=True)
+        (root / relative).write_text(text)
+    build = root / "tensorflow/BUILD"
+    text = build.read_text()
+    marker = '    name = "libtensorflow_cc.so",\n    linkshared = 1,\n    deps = [\n'
+    assert marker in text, "tensorflow/BUILD has no libtensorflow_cc.so target"
+    build.write_text(text.replace(marker, marker.replace(
+        "    deps = [\n",
+        '    srcs = ["//tensorflow/core/platform:vendored.cc"],\n    deps = [\n        "@tinyhash//:tinyhash",\n'
+        '        "@tinyfmt//:tinyfmt",\n')))
+    (root / "tensorflow/core/platform/BUILD").write_text('exports_files(["vendored.cc"])\n')
+    _commit_all(root, "workspace: tinyhash and tinyfmt from GitHub archives", tag=None,
+                date="2021-08-12T12:00:00+00:00")
+    return commits

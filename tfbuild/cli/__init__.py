@@ -191,7 +191,7 @@ _MODULES = {
     "source": "source_commands", "kernels": "source_commands",
     "verify": "verify_commands", "report": "report_commands", "aar": "android_commands",
     "config": "config_commands", "plan": "config_commands", "toolchain": "toolchain_commands",
-    "memmap": "memmap_commands", "quantize-weights": "quantize_commands",
+    "memmap": "memmap_commands", "quantize-weights": "quantize_commands", "vendor": "vendor_commands",
 }
 """Each command (or command group) by the module that declares it, in the order ``--help`` lists them."""
 _registered: set[str] = set()

@@ -239,6 +239,14 @@ DISTCC_HOSTS: Option[tuple[str, ...]] = Option(
     "distcc_hosts", kinds.DISTCC_HOSTS, (),
     "A distccd worker as distcc names it, HOST:PORT/LIMIT (repeat; Makefile flavour).", ("TFBUILD_DISTCC_HOSTS",),
     flags=("--distcc-host",))
+VENDOR_DIR: Option[Path | None] = Option(
+    "vendor_dir", kinds.PATH, None,
+    "Directory 'tfbuild vendor' filled: Bazel takes the tree's external repositories from it, with no network.",
+    ("TFBUILD_VENDOR_DIR",), metavar="DIR")
+ANALYSIS_ONLY: Option[bool] = Option(
+    "analysis_only", kinds.SWITCH, False,
+    "Bazel: load and analyse the build (bazel build --nobuild), compile nothing: every repository the "
+    "target needs is checked to be at hand.", ("TFBUILD_ANALYSIS_ONLY",), table=None)
 DEFAULT_OPS: Option[str] = Option(
     "default_ops", kinds.DEFAULT_OPS, HEADER_DEFAULT_OPS,
     "Header default ops: Op:KernelClass pairs always kept (comma-separated); '' for none; 'all' keeps "
@@ -288,8 +296,8 @@ OPTIONS: tuple[Option[object], ...] = (
     TARGET, APP, MODELS, OUTPUT_NODES, SOURCE, FLAVOUR, OUTPUT_DIR, LOCAL, DRY_RUN, PROTOBUF_RENAME, JOBS, TIMEOUT,
     CACHE_PREFIX, BASE_IMAGE, OP_SOURCES, OPS_LIBRARY_NAME, EXTRA_CFLAGS, SIZE_PROFILE, PROTOBUF_RUNTIME,
     PER_FILE_SELECTION,
-    SOURCE_DATE_EPOCH, REMOTE_CACHE, DISTCC_HOSTS, DEFAULT_OPS, GRANULARITY, SDK, NDK, API_LEVEL, BUILD_TOOLS,
-    NDK_API_LEVEL, MOBILE_TYPES, JAVA_API, JAVA_PACKAGE, JNI_LIBRARY,
+    SOURCE_DATE_EPOCH, REMOTE_CACHE, DISTCC_HOSTS, VENDOR_DIR, ANALYSIS_ONLY, DEFAULT_OPS, GRANULARITY, SDK, NDK,
+    API_LEVEL, BUILD_TOOLS, NDK_API_LEVEL, MOBILE_TYPES, JAVA_API, JAVA_PACKAGE, JNI_LIBRARY,
 )
 """Every build option, in the order help and ``config show`` list them."""
 _BY_NAME = {option.name: option for option in OPTIONS}
@@ -368,6 +376,10 @@ class BuildOptions:
     """The ``[apps.NAME]`` of tfbuild.toml this build is for (None: the file's ``[build]`` alone)."""
     remote: RemoteOptions
     """The fleet's shared compile cache and distcc workers (:mod:`tfbuild.pipeline.caches.remote`)."""
+    analysis_only: bool
+    """Bazel's analysis alone (``--nobuild``): no compile, no artifacts."""
+    vendor_dir: Path | None
+    """What ``tfbuild vendor`` laid out (:mod:`tfbuild.tree.vendor`): Bazel builds from it offline."""
 
 
 @dataclass(frozen=True)
@@ -599,6 +611,8 @@ def _build_options(
         ),
         config_file=config_path,
         remote=RemoteOptions(remote_cache=values[REMOTE_CACHE], distcc_hosts=values[DISTCC_HOSTS]),
+        vendor_dir=values[VENDOR_DIR],
+        analysis_only=values[ANALYSIS_ONLY],
     )
 
 

@@ -125,6 +125,9 @@ def choose_flavour(options: BuildOptions, profile: TargetProfile, tree: TreeFact
             f"{tree.root}: TensorFlow {tree.version} has no contrib Makefile, and {profile.name} has no Bazel build",
             hint="use a TensorFlow 1.x or 2.0 tree for this target",
         )
+    if options.analysis_only and flavour != Flavour.BAZEL:
+        raise ConfigError(f"--analysis-only is Bazel's analysis; the {flavour} flavour has none",
+                          hint="pass --flavour bazel")
     if flavour.edits_tree and tree is None:
         raise ConfigError(f"the {flavour} flavour builds a TensorFlow source tree", hint="pass --source DIR")
     PLANNERS[flavour].check(options, profile, tree)

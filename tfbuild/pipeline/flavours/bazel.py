@@ -22,6 +22,11 @@ profile's flags ride on ``--per_file_copt`` and the last ``-O`` of a hot kernel'
 hot one. Coming after ``--copt``, they also win over ``--extra-cflag``. Host tools (protoc)
 keep ``-c opt``; real Bazel 0.26.1 shows the order in ``tests/test_size_profiles.py``.
 
+With ``--vendor-dir`` (what ``tfbuild vendor`` laid out, :mod:`tfbuild.tree.vendor`) the build
+gets ``--repository_cache`` and one ``--override_repository`` per repository laid out from a
+mirror, so Bazel opens no URL; in a container the directory is mounted at ``/vendor`` and the
+container has no network at all (unless a fleet's cache needs the host's).
+
 A fleet's shared cache (:mod:`tfbuild.pipeline.caches.remote`) is Bazel's HTTP or gRPC remote cache; the
 build step's output is kept apart (``bazel-build.log``) for its process summary, the hit counts
 the manifest records.
@@ -50,14 +55,16 @@ from tfbuild.pipeline.flavours.layout import (
 )
 from tfbuild.pipeline.flavours.workspace import apply_block, render_android_block, resolve_android_repositories
 from tfbuild.pipeline.planning.notes import Note
-from tfbuild.pipeline.planning.plan import AppliedSizeProfile, Artifact, BuildPlan, GeneratedFile, Step
+from tfbuild.pipeline.planning.plan import AppliedSizeProfile, Artifact, BuildPlan, GeneratedFile, Mount, Step
 from tfbuild.pipeline.planning.protobuf_runtime import LITE, refuse_for_bazel
 from tfbuild.toolchain.targets import BazelProfile, BazelTarget, TargetProfile
 from tfbuild.toolchain.tf_versions import TreeRequirements, tree_requirements
 from tfbuild.tree.facts import TreeFacts
+from tfbuild.tree.vendor import read_record
 
 ANDROID_INFERENCE = "android_inference"
 SELECTIVE_COPTS = ("--copt=-DSELECTIVE_REGISTRATION", "--copt=-DSUPPORT_SELECTIVE_REGISTRATION")
+CONTAINER_VENDOR = PurePosixPath("/vendor")
 _REGEX_SPECIAL = re.compile(r"([\\.^$|?*+()\[\]{}])")
 
 
@@ -88,33 +95,35 @@ def plan(request: PlanRequest) -> BuildPlan:
     image = None
     if in_container:
         image = toolchain_image(request, profile.dockerfile, {"BAZEL_VERSION": requirements.bazel().value})
-    labels = tuple(_label(target, requirements.android_inference_package().value) for target in profile.targets)
+    targets = _targets(request, profile)
+    labels = tuple(_label(target, requirements.android_inference_package().value) for target in targets)
     # A comma separates per_file_copt's patterns: a source named with one cannot be given apart.
     hot = tuple(source for source in request.hot_files if "," not in source)
     size = apply_size_profile(request.options.size_profile, linker=profile.linker, hot_files=hot)
     bazel_version = _version_tuple(requirements.bazel().value)
     cache = request.options.remote.remote_cache
     remote = bazel_remote(request.options.remote, bazel_version=bazel_version, in_container=in_container)
+    vendor_flags, vendor_mounts, vendor_notes = _vendor(request, in_container=in_container)
     generated = [header_file(request), tree_header_file(request)]
     if profile.needs_android_workspace:
         generated.append(_workspace_file(request, requirements, layout))
     build = Step(
         f"bazel build ({request.profile.name})",
         bazel_cache_argv(
-            _bazel_argv(request, tree, profile, layout, labels, size,
+            _bazel_argv(request, tree, profile, layout, (*vendor_flags, *labels), size,
                         disk_cache=bazel_keeps_disk_cache(cache, bazel_version)),
             cache, bazel_version,
         ),
         src,
         log=request.options.output_dir / BAZEL_STEP_LOG,
     )
-    collect, artifacts = _collect_steps(profile, labels, layout)
+    collect, artifacts = _collect_steps(targets, labels, layout) if not request.options.analysis_only else ((), ())
     steps = (_configure_step(requirements, src), build, *collect)
     return BuildPlan(
         target=request.profile.name,
         flavour=Flavour.BAZEL,
         image=image,
-        mounts=layout.mounts,
+        mounts=(*layout.mounts, *vendor_mounts),
         steps=steps,
         generated_files=tuple(generated),
         artifacts=artifacts,
@@ -122,12 +131,26 @@ def plan(request: PlanRequest) -> BuildPlan:
         env={},
         size_profile=size,
         notes=(*((Note("mobile-types", request.mobile_types.description()),) if request.mobile_types else ()),
-               *remote.notes),
+               *remote.notes, *vendor_notes),
         mobile_types=request.mobile_types,
         android_sdk=request.options.android.sdk if profile.needs_android_workspace else None,
         secret_env=remote.secret_env,
-        network=remote.network,
+        network=remote.network if remote.network or not vendor_flags or not in_container else "none",
     )
+
+
+def _vendor(request: PlanRequest, *, in_container: bool) -> tuple[tuple[str, ...], tuple[Mount, ...], tuple[Note, ...]]:
+    """Bazel's flags for the vendor directory, its mount, and the plan's note on it."""
+    directory = request.options.vendor_dir
+    if directory is None:
+        return (), (), ()
+    record = read_record(directory)
+    seen = CONTAINER_VENDOR if in_container else PurePosixPath(directory.resolve().as_posix())
+    mounts = (Mount(target=CONTAINER_VENDOR, source=directory.resolve()),) if in_container else ()
+    text = (f"{directory}: {len(record.cached)} repositories from the repository cache, {len(record.overrides)} "
+            f"overridden{', ' + str(len(record.missing)) + ' without a mirror' if record.missing else ''}"
+            f"{'; the container has no network' if in_container and not request.options.remote.remote_cache else ''}")
+    return record.bazel_flags(seen), mounts, (Note("offline", text),)
 
 
 def _configure_step(requirements: TreeRequirements, src: PurePosixPath) -> Step:
@@ -136,12 +159,20 @@ def _configure_step(requirements: TreeRequirements, src: PurePosixPath) -> Step:
                 skip_if_exists=src / ".tf_configure.bazelrc")
 
 
+def _targets(request: PlanRequest, profile: BazelProfile) -> tuple[BazelTarget, ...]:
+    """The profile's targets; with ``--java-api none`` not the AAR, whose Java classes are the API
+    (and whose analysis needs Bazel's Java tools, which Bazel downloads)."""
+    if request.options.android.java_api != "none":
+        return profile.targets
+    return tuple(target for target in profile.targets if target.kind != "aar")
+
+
 def _collect_steps(
-    profile: BazelProfile, labels: tuple[str, ...], layout: BuildLayout
+    targets: tuple[BazelTarget, ...], labels: tuple[str, ...], layout: BuildLayout
 ) -> tuple[tuple[Step, ...], tuple[Artifact, ...]]:
-    """A copy out of ``bazel-bin`` for each of the profile's targets, and the artifacts they give."""
+    """A copy out of ``bazel-bin`` for each of the targets, and the artifacts they give."""
     steps, artifacts = [], []
-    for target, label in zip(profile.targets, labels, strict=True):
+    for target, label in zip(targets, labels, strict=True):
         collected = layout.out / target.name
         steps.append(Step(f"collect {target.name}", ("cp", "-fL", str(bazel_output(layout, label)), str(collected)),
                           layout.tree_src))
@@ -178,8 +209,9 @@ def _bazel_argv(
     if request.mobile_types is not None:
         # TensorFlow's Android rules read the type set from --define ANDROID_TYPES (cwise_ops_common.h).
         copts = (f"--define=ANDROID_TYPES={request.mobile_types.define}", f"--copt={request.mobile_types.flag}", *copts)
+    analysis = ("--nobuild",) if options.analysis_only else ()
     return (
-        "bazel", *startup, "build", "-c", "opt", f"--jobs={options.jobs}",
+        "bazel", *startup, "build", *analysis, "-c", "opt", f"--jobs={options.jobs}",
         *disk, *config, *SELECTIVE_COPTS, *copts, *_size_options(size), *labels,
     )
 

@@ -17,7 +17,7 @@ NoteKind = Literal[
     "compile-cache", "source-tree", "size-report",
     # the planners'
     "android-ndk", "jni-library", "java-api", "per-file-selection", "protobuf-runtime", "mobile-types",
-    "remote-cache", "distcc", "container-network", "protobuf", "version",
+    "remote-cache", "distcc", "container-network", "protobuf", "version", "offline",
 ]
 """What a note is about."""
 
