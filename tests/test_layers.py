@@ -155,7 +155,7 @@ def _cycle(graph: dict[str, set[str]]) -> list[str]:
         path.append(module)
         for target in sorted(graph.get(module, ())):
             if state.get(target) == 1:
-                return path[path.index(target):] + [target]
+                return [*path[path.index(target):], target]
             if target not in state and (found := visit(target)):
                 return found
         state[module] = 2
