@@ -194,3 +194,37 @@ def test_v2_0_0_builds_for_android_arm64_with_the_clang_only_ndk_and_verifies(tf
     assert code == 0, text + err
     record = json.loads((out / "manifest.json").read_text())["verify"]
     assert record["passed"] and record["models"][0]["tensors"]
+
+
+@pytest.mark.parametrize("filled", [(), ("eigen/Eigen/Core", "nsync/public/nsync.h")])
+def test_a_downloads_directory_that_is_there_but_not_filled_is_refused_before_the_build(tf2_makefile_tree, tmp_path,
+                                                                                         capsys, filled):
+    """The real v2.0.0 checkout came with an empty downloads/ (its script needs the network):
+    the build skips the download step when the directory is there, so an empty or half-filled one
+    is refused before anything changes (exit 4), naming what is missing; the build would
+    otherwise stop in compile_linux_protobuf.sh ("You need to download dependencies")."""
+    import json
+
+    from tfbuild.cli import main
+
+    downloads = tf2_makefile_tree / treegen.MAKEFILE_DIR / "downloads"
+    downloads.mkdir()
+    for name in filled:
+        (downloads / name).parent.mkdir(parents=True)
+        (downloads / name).write_text("// laid out by hand\n")
+    model = tmp_path / "ops.json"
+    model.write_text(json.dumps([["Const", "ConstantOp"]]))
+    code = main(["build", "--source", str(tf2_makefile_tree), "--model", str(model), "--out", str(tmp_path / "out"),
+                 "--target", "linux-x86_64", "--flavour", "makefile", "--local"])
+    err = capsys.readouterr().err
+    assert code == 4, err
+    missing = "protobuf/autogen.sh" if filled else "eigen, nsync, protobuf/autogen.sh"
+    assert f"error: {downloads}: there, so the build skips download_dependencies.sh, but it has no {missing} " in err
+    assert not (tmp_path / "out").exists() and "tfbuild/selective-edits" not in subprocess_branches(tf2_makefile_tree)
+
+
+def subprocess_branches(tree) -> str:
+    import subprocess
+
+    return subprocess.run(["git", "-C", str(tree), "branch", "--list"], capture_output=True, text=True,
+                          check=True).stdout
