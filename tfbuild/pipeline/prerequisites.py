@@ -121,8 +121,7 @@ def _downloads_filled(tree: Path) -> list[Prerequisite]:
     downloads = tree / DOWNLOADS
     if not downloads.is_dir():
         return []
-    missing = [name for name in DOWNLOADED
-               if not (downloads / name).exists() or ((downloads / name).is_dir() and not any((downloads / name).iterdir()))]
+    missing = [name for name in DOWNLOADED if _empty(downloads / name)]
     if not missing:
         return []
     return [Prerequisite(f"{DOWNLOADS}", error=SourceTreeError(
@@ -131,6 +130,11 @@ def _downloads_filled(tree: Path) -> list[Prerequisite]:
         hint=f"remove it and the build downloads again (rm -r {downloads}), or fill it as the tree's "
              "download_dependencies.sh does",
     ))]
+
+
+def _empty(path: Path) -> bool:
+    """Not there, or an empty directory."""
+    return not path.exists() or (path.is_dir() and not any(path.iterdir()))
 
 
 def _unwritable_output(output_dir: Path) -> list[Prerequisite]:
