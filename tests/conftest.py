@@ -188,6 +188,20 @@ def tf2_tree(pristine_trees, tmp_path) -> Path:
     return Path(shutil.copytree(pristine_trees["tf2"], tmp_path / "tf2", symlinks=True))
 
 
+@pytest.fixture(scope="session")
+def pristine_tf2_makefile_tree(tmp_path_factory) -> Path:
+    """The TF 2.0.0-shaped contrib Makefile tree (treegen.make_tf2_makefile_tree), built once."""
+    import treegen
+
+    return treegen.make_tf2_makefile_tree(tmp_path_factory.mktemp("pristine-tf2-makefile") / "tf2-makefile")
+
+
+@pytest.fixture
+def tf2_makefile_tree(pristine_tf2_makefile_tree, tmp_path) -> Path:
+    """A private copy of the TF 2.0.0-shaped contrib Makefile tree, free to edit."""
+    return Path(shutil.copytree(pristine_tf2_makefile_tree, tmp_path / "tf2-makefile", symlinks=True))
+
+
 _probe_cache: dict[str, str | None] = {}
 
 

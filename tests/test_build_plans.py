@@ -15,7 +15,7 @@ from pathlib import Path, PurePosixPath
 
 import pytest
 from android_dirs import make_ndk, make_sdk
-from treegen import make_tf1_tree, make_tf2_tree
+from treegen import make_tf1_tree, make_tf2_makefile_tree, make_tf2_tree
 
 from tfbuild.errors import ConfigError, SourceTreeError
 from tfbuild.pipeline.declarations.options import Flags, resolve_build_options
@@ -44,6 +44,10 @@ VARIANTS = [("android-arm64", "bazel", "tf2"), ("linux-x86_64", "bazel", "tf2")]
 NDK_R26 = "26.1.10909125"
 CLANG_NDK_CASES = [("android-arm64", "makefile", "ndk26"), ("android-armv7", "makefile", "ndk26")]
 """The Makefile on a clang-only NDK: tfbuild's clang adapter (the golden r17 plans keep GCC)."""
+TF2_MAKEFILE_CASES = [("linux-x86_64", "makefile", ()),
+                      ("android-arm64", "makefile", ("--ndk", "ndk26", "--java-api", "tfbuild"))]
+"""TF 2.0.0 through its contrib Makefile (the tf2-makefile tree): every fix-up for [1.4, 2.1) listed,
+the protobuf commit it pins, and on Android tfbuild's own Java class (the tree's calls the eager C API)."""
 
 
 @pytest.fixture(scope="module")
@@ -52,6 +56,7 @@ def world(tmp_path_factory):
     root = tmp_path_factory.mktemp("plans")
     make_tf1_tree(root / "tf1")
     make_tf2_tree(root / "tf2", version=(2, 6, 0))
+    make_tf2_makefile_tree(root / "tf2-makefile")
     make_ndk(root / "ndk", revision=NDK_R17)
     make_ndk(root / "ndk26", revision=NDK_R26, api_levels=(21, 34))
     make_sdk(root / "sdk")
@@ -125,6 +130,13 @@ def test_golden_clang_ndk_plan(world, target, flavour, ndk):
     assert plan_for(world, "linux-x86_64", "makefile").page_size is None
 
 
+@pytest.mark.parametrize("target, flavour, args", TF2_MAKEFILE_CASES, ids=[t for t, _, _ in TF2_MAKEFILE_CASES])
+def test_golden_tf2_makefile_plan(world, target, flavour, args):
+    cli = {"ndk": str(world / args[1]), "java_api": args[3], "local": True} if args else {}
+    plan = plan_for(world, target, flavour, "tf2-makefile", size_profile="small", **cli)
+    check_golden(f"{target}-{flavour}-tf2-makefile", plan_text(plan), replacements(world, "tf2-makefile"))
+
+
 @pytest.mark.tensorflow
 @pytest.mark.parametrize("target, flavour", OPS_CASES, ids=[f"{t}-{f}" for t, f in OPS_CASES])
 def test_golden_ops_library_plan(world, target, flavour):
@@ -141,7 +153,7 @@ def test_golden_ops_library_plan(world, target, flavour):
 def test_golden_files_match_the_cases():
     expected = {f"{t}-{f}" for t, f in TREE_CASES + OPS_CASES} | {
         f"{t}-{f}-{v}" for t, f, v in VARIANTS + CLANG_NDK_CASES
-    }
+    } | {f"{t}-{f}-tf2-makefile" for t, f, _ in TF2_MAKEFILE_CASES}
     assert {path.stem for path in GOLDEN_DIR.glob("*.txt")} == expected
 
 

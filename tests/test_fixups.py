@@ -340,6 +340,9 @@ def _pin_tree(root: Path, ref: str, *, autogen: str | None = None) -> Path:
     ("v3.5.0", None, True, "gmock", "as every protobuf before 3.6"),
     ("v3.5.0", PROTOBUF_35_AUTOGEN, True, "gmock", "read in tensorflow/contrib/makefile/downloads/protobuf"),
     ("396336eb961b75f03b25824fe86cf6490fb75e3a", None, None, None, "the pin names no release"),
+    # TF 1.15 and 2.0 pin a commit after 3.8.0, whose autotools tfbuild knows before the download.
+    ("310ba5ee72661c081129eb878c1bbcec936b20f0", None, False, "third_party/googletest",
+     "a commit after protobuf 3.8, as every protobuf from 3.6"),
 ])
 def test_the_trees_protobuf_decides_the_gmock_fixup_and_its_reason(tmp_path, ref, autogen, fetches, subdirs,
                                                                    evidence):

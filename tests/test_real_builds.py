@@ -247,6 +247,22 @@ def bazel_build(tmp_path_factory, cache_prefix) -> CliBuild:
     return dataclasses.replace(build, tree=tree)
 
 
+@pytest.fixture(scope="module")
+def tf2_makefile_build(tmp_path_factory, cache_prefix) -> CliBuild:
+    """TF 2.0.0 through its contrib Makefile (the tf2-makefile tree), as the real v2.0.0 tree was
+    built: linux-x86_64 in the container, ``small``, its downloads made by its own script there."""
+    from treegen import make_tf2_makefile_tree
+
+    linux_toolchain(TREE_SUITE)
+    root = tmp_path_factory.mktemp("real-tf2-makefile")
+    tree = make_tf2_makefile_tree(root / "tree")
+    build = tfbuild_build(
+        root / "out", "--target", "linux-x86_64", "--flavour", "makefile", "--source", str(tree),
+        "--model", str(APPS_DIR / "app_a.json"), "--cache-prefix", cache_prefix, "--size-profile", "small",
+    )
+    return dataclasses.replace(build, tree=tree)
+
+
 def _expected(header: Path) -> tuple[set[str], set[str]]:
     """Kernel classes (spaces dropped) and ops the header selects."""
     contents = parse_header(header)
@@ -288,3 +304,20 @@ def test_bazel_parsed_the_workspace_with_tfbuilds_android_block(bazel_build):
     assert "android_sdk_repository(" in workspace and 'path = "/opt/android-sdk"' in workspace
     assert "# BEGIN tfbuild android repositories" in workspace
     assert bazel_build.artifact("libtensorflow_cc.so").stat().st_size > 0  # the build that read it succeeded
+
+
+def test_the_tf2_makefile_tree_builds_in_the_container_with_its_fixups(tf2_makefile_build):
+    """The fix-ups of [1.4, 2.1) that a linux build takes run as named, logged steps (the absl
+    edits find the stand-in's absl without that code and say so), the gmock one is left out
+    (protobuf 310ba5ee downloads none), both protos compile (test_log.proto's wrappers import
+    included), and the benchmark registers exactly the header's kernels."""
+    log = (tf2_makefile_build.out / "linux-x86_64.build.log").read_text()
+    assert "fix-up nsync-without-werror: " in log and "protobuf-without-gmock" not in log
+    for edit in ("absl-sigstksz-glibc234", "absl-graphcycles-include-limits"):
+        assert f"fix-up: {edit}" in log, edit
+    assert tf2_makefile_build.manifest["tensorflow"]["version"] == "2.0.0"
+    generated = tf2_makefile_build.tree / "tensorflow/contrib/makefile/gen/proto/tensorflow/core/util/test_log.pb.cc"
+    assert generated.is_file()
+    kernels, ops = registered_kernels(tf2_makefile_build.artifact("benchmark"))
+    classes, selected_ops = _expected(tf2_makefile_build.header)
+    assert {cls for _, cls in kernels} == classes and ops == selected_ops

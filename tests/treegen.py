@@ -10,6 +10,17 @@ real releases have them, so code that works on them has a chance on a real check
   (version bump plus a new kernel file, ``cwise_op_squared_difference.cc``); HEAD at the second.
 - ``make_tf2_tree``: a later 2.x tree. ``portable_*`` filegroups, ``.bazelversion``, no
   ``contrib/makefile``, a configure.py that states no NDK facts (tfbuild's table answers); ``register_kernel::Name`` also checks ``SHOULD_REGISTER_OP`` as in 2.x.
+- ``make_tf2_makefile_tree``: TF 2.0.0, the last release with ``contrib/makefile``: the tf1 tree
+  with the ``tf2_makefile`` layer over it, shaped like a real v2.0.0 checkout where tfbuild reads
+  it. version.h says 2.0.0 (so every fix-up for ``[1.4, 2.1)`` applies); configure.py names its
+  Bazel range in ``_TF_MIN/_TF_MAX_BAZEL_VERSION`` constants (0.24.1, 0.26.1) with NDK r10-r18
+  and API level 18; workspace.bzl pins protobuf to a commit (310ba5ee, after 3.8.0: no Google Mock
+  download, ``subdirs`` is ``third_party/googletest``, as the tf1 stand-in's protobuf already is);
+  the Java API's natives call the eager C API (``eager_operation_builder_jni.cc``, so
+  ``--java-api tensorflow`` is refused and ``--java-api tfbuild`` builds); and
+  ``tf_proto_files.txt`` lists a ``test_log.proto`` that imports ``google/protobuf/wrappers.proto``
+  (so ``--protobuf-runtime lite`` is refused). Its Makefile is the tf1 one: the real 2.0.0
+  Makefile is byte-identical to 1.15.5's.
 - ``make_large_tree``: a tf1 tree plus thousands of generated kernel files (benchmarks).
 
 The kernels compile: the tree carries a small stand-in framework under
@@ -91,7 +102,8 @@ the tf2 one is TensorFlow 2.x's own text of them (Conv2D with ``explicit_padding
 which came after 2.6.
 
 Facts about the generated trees that tests may rely on are the module constants below.
-File contents live under ``tests/treegen_data`` (``common``, then the ``tf1``/``tf2`` overlay);
+File contents live under ``tests/treegen_data`` (``common``, then the ``tf1``/``tf2`` overlay, and
+``tf2_makefile`` over ``tf1``);
 ``*.tmpl`` files are ``string.Template``s filled with the version and filegroup family.
 """
 
@@ -158,6 +170,14 @@ TF1_NDK_MAJORS = tuple(range(10, 19))  # _SUPPORTED_ANDROID_NDK_VERSIONS in conf
 TF1_NDK_API_LEVEL = 18  # var_default of configure.py's ANDROID_NDK_API_LEVEL prompt
 TF2_BAZEL_VERSION = "3.7.2"  # .bazelversion
 OPS_PBTXT = "tensorflow/core/ops/ops.pbtxt"  # the golden OpList of both trees
+
+# The tf2-makefile tree (make_tf2_makefile_tree): what a real v2.0.0 checkout states that tfbuild
+# reads, where it differs from the tf1 tree (its contrib Makefile is 1.15.5's, unchanged).
+TF2_MAKEFILE_VERSION = "2.0.0"
+TF2_MAKEFILE_BAZEL_VERSIONS = ("0.24.1", "0.26.1")  # configure.py's _TF_MIN/_TF_MAX_BAZEL_VERSION
+TF2_MAKEFILE_PROTOBUF = "310ba5ee72661c081129eb878c1bbcec936b20f0"  # workspace.bzl's PROTOBUF_URLS
+TF2_MAKEFILE_EAGER_JNI = f"{JAVA_NATIVE_DIR}/eager_operation_builder_jni.cc"  # calls TFE_*
+TF2_MAKEFILE_TEST_LOG_PROTO = "tensorflow/core/util/test_log.proto"  # imports wrappers.proto
 
 # Kernel files of the generated trees that no mobile filegroup and no tf_op_files.txt line
 # lists, so adding an op they register ("Min", "Rint") gives the build-file edits work to do.
@@ -357,6 +377,18 @@ inline int GeneratedHelper{n}_{i}(int a, int b) {{
 }}
 }}  // namespace
 """
+
+
+def make_tf2_makefile_tree(root: Path) -> Path:
+    """A TF 2.0.0 tree as the contrib Makefile builds it: the tf1 tree with the ``tf2_makefile``
+    layer over it (the ``TF2_MAKEFILE_*`` constants), one commit tagged ``v2.0.0``."""
+    version = (2, 0, 0)
+    root = _new_repo(root)
+    _copy_layer("common", root, _values(version, "android"))
+    _copy_layer("tf1", root, _values(version, "android"))
+    _copy_layer("tf2_makefile", root, _values(version, "android"))
+    _commit_all(root, "TensorFlow 2.0.0 (tfbuild test tree)", tag="v2.0.0", date="2019-09-27T21:56:33+00:00")
+    return root
 
 
 def make_large_tree(root: Path, n_files: int) -> Path:

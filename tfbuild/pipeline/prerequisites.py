@@ -19,6 +19,10 @@ leave a changed tree behind for nothing, so everything the plan will need is che
   can follow: ``compile_linux_protobuf.sh`` links ``gen/protobuf-host`` to ``gen/protobuf`` by
   the absolute path it ran at, which does not exist where the container mounts the tree (so
   the Makefile finds no protoc and no protobuf headers, and fails much later);
+- for a Makefile build of a tree whose ``downloads/`` is there (so the build skips
+  ``download_dependencies.sh``), what the next steps read first in it: an empty or half-filled
+  ``downloads/`` (the network failed, the script was stopped) would pass for filled, and
+  ``compile_linux_protobuf.sh`` would stop on it ("You need to download dependencies");
 - for a ``--local`` Makefile build, the reverse: links a container build left under ``gen/``
   pointing into ``/src``, which this machine does not have (protobuf's step would fail at once
   on ``ln -s``: "File exists"; seen on a real 1.15.5 tree switched from the container to an
@@ -40,7 +44,7 @@ from pathlib import Path
 from tfbuild.errors import ConfigError, SourceTreeError, TfbuildError, ToolchainError
 from tfbuild.pipeline.declarations.options import BuildOptions
 from tfbuild.pipeline.flavours.layout import CONTAINER_SRC
-from tfbuild.pipeline.flavours.makefile import MAKEFILE
+from tfbuild.pipeline.flavours.makefile import DOWNLOAD_STEP, DOWNLOADS, MAKEFILE
 from tfbuild.pipeline.planning.plan import BuildPlan, ImageSpec, Step
 from tfbuild.toolchain.android_ndk import FIND_HINT, inspect_ndk
 from tfbuild.toolchain.debian_packages import install_hint
@@ -49,6 +53,10 @@ from tfbuild.tree.work_branch import WORK_BRANCH, check_can_commit
 
 MAKE_COMPILER_VARIABLES = ("CC_PREFIX", "CC", "CXX", "AR")
 """Make variables that name programs (``CC_PREFIX`` may be ``ccache``)."""
+DOWNLOADED = ("eigen", "nsync", "protobuf/autogen.sh")
+"""What every TF 1.x-2.0 ``download_dependencies.sh`` puts in ``downloads/`` and the steps after
+it read first: Eigen (every TensorFlow source), nsync (``compile_nsync.sh``) and protobuf's
+``autogen.sh`` (what ``compile_linux_protobuf.sh`` checks for)."""
 CONTRIB_MAKEFILE_CXX = "gcc"
 """The contrib Makefile's compiler when no ``CXX`` is given (``CXX := $(CC_PREFIX) gcc``)."""
 
@@ -98,11 +106,35 @@ def check_prerequisites(
         found += _local_programs(plan, checked=frozenset(host_tools))
         if options.source is not None:
             found += _links_this_machine_sees(options.source, plan.link_dirs)
+    if options.source is not None and any(step.name == DOWNLOAD_STEP for step in plan.steps):
+        found += _downloads_filled(options.source)
     found += _android_dirs(plan, profile, options)
     if commit_in is not None:
         found.append(_committable(commit_in, commit_paths))
     found += _unwritable_output(options.output_dir)
     return tuple(found)
+
+
+def _downloads_filled(tree: Path) -> list[Prerequisite]:
+    """``downloads/`` when it is there but lacks what the steps after the (skipped) download read
+    first (:data:`DOWNLOADED`); nothing when it is not there (the build's first step fills it)."""
+    downloads = tree / DOWNLOADS
+    if not downloads.is_dir():
+        return []
+    missing = [name for name in DOWNLOADED if _empty(downloads / name)]
+    if not missing:
+        return []
+    return [Prerequisite(f"{DOWNLOADS}", error=SourceTreeError(
+        f"{downloads}: there, so the build skips download_dependencies.sh, but it has no {', '.join(missing)} "
+        "(a download that failed or was stopped)",
+        hint=f"remove it and the build downloads again (rm -r {downloads}), or fill it as the tree's "
+             "download_dependencies.sh does",
+    ))]
+
+
+def _empty(path: Path) -> bool:
+    """Not there, or an empty directory."""
+    return not path.exists() or (path.is_dir() and not any(path.iterdir()))
 
 
 def _unwritable_output(output_dir: Path) -> list[Prerequisite]:

@@ -7,7 +7,8 @@ fix-ups work around that protobuf's autotools: protobuf before 3.6 downloads Goo
 (``AC_CONFIG_SUBDIRS``); from 3.6 on ``autogen.sh`` downloads nothing and the subdirectory is
 ``third_party/googletest``, a git submodule the archive leaves empty. A fix-up's reason must be
 true of the tree it runs on, so the plan reads the tree: the downloaded ``autogen.sh`` and
-``configure.ac`` when a build has fetched them, else the pinned version.
+``configure.ac`` when a build has fetched them, else the pinned version (a release, or a commit
+of :data:`PINNED_COMMITS`).
 """
 
 from __future__ import annotations
@@ -24,6 +25,13 @@ FETCHES_GMOCK = "protobuf-fetches-gmock"
 """The tree fact (:attr:`ProtobufPin.facts`) of a protobuf whose ``autogen.sh`` downloads gmock."""
 SUBDIRS_SINCE = (3, 6)
 """The first protobuf whose autotools name ``third_party/googletest`` rather than ``gmock``."""
+PINNED_COMMITS = {
+    # TF 1.15 and 2.0 (workspace.bzl: "based on 3.8.0 with a fix for protobuf.bzl"; git describe
+    # v3.8.0-4-g310ba5ee72): autogen.sh downloads nothing, configure recurses into third_party/googletest.
+    "310ba5ee72661c081129eb878c1bbcec936b20f0": (3, 8),
+}
+"""Commits that TensorFlow releases pin in place of a protobuf release, with the release each
+one follows, so a plan made before the downloads are there knows their autotools."""
 _ARCHIVE = re.compile(r"github\.com/(?:google|protocolbuffers)/protobuf/archive/([\w.\-]+?)\.(?:tar\.gz|zip)")
 _VERSION = re.compile(r"^v?(\d+)\.(\d+)(?:\.\d+)*$")
 _FETCH = re.compile(r"^\s*(?:curl|wget)\b.*(?:googlemock|gmock)", re.MULTILINE)
@@ -46,7 +54,7 @@ class ProtobufPin:
     @property
     def version(self) -> tuple[int, int] | None:
         match = _VERSION.match(self.ref or "")
-        return (int(match.group(1)), int(match.group(2))) if match else None
+        return (int(match.group(1)), int(match.group(2))) if match else PINNED_COMMITS.get(self.ref or "")
 
     @property
     def name(self) -> str:
@@ -89,9 +97,10 @@ def read_protobuf_pin(root: Path) -> ProtobufPin:
     if version is None:
         return ProtobufPin(ref, None, None, "the downloads are not there yet and the pin names no release")
     old = version < SUBDIRS_SINCE
+    follows = f"a commit after protobuf {'.'.join(map(str, version))}, " if ref in PINNED_COMMITS else ""
     return ProtobufPin(ref, old, "gmock" if old else "third_party/googletest",
-                       f"as every protobuf {'before' if old else 'from'} {'.'.join(map(str, SUBDIRS_SINCE))}; "
-                       "the downloads are not there yet")
+                       f"{follows}as every protobuf {'before' if old else 'from'} "
+                       f"{'.'.join(map(str, SUBDIRS_SINCE))}; the downloads are not there yet")
 
 
 def _pinned_ref(root: Path) -> str | None:

@@ -152,7 +152,8 @@ cat > "${PROTOBUF}/src/protoc.sh" <<'END'
 # protoc (stand-in of a tfbuild test tree): protobuf's compiler with its C++ generator only.
 #   protoc FILE.proto... --cpp_out [lite:]DIR      (or --cpp_out=[lite:]DIR)
 # FILE is found from the working directory (no -I) and may hold proto3 messages of scalar
-# fields (string, bytes, bool, int32, int64, uint32, uint64, float, double). Writes
+# fields (string, bytes, bool, int32, int64, uint32, uint64, float, double); its imports are
+# read and skipped (the messages use no imported type, so no include is needed). Writes
 # DIR/<FILE without .proto>.pb.h and .pb.cc. With the generator's `lite` option the classes
 # derive from google::protobuf::MessageLite and have no DebugString() (the full runtime's
 # text format), and the .pb.cc registers them with libprotobuf-lite when the program starts.
@@ -210,10 +211,10 @@ parse() {
       for (i = 1; i <= count; i++) {
         word = tokens[i]
         if (!inside) {
-          if (word == "syntax" || word == "option") { while (i <= count && tokens[i] != ";") i++ }
+          if (word == "syntax" || word == "option" || word == "import") { while (i <= count && tokens[i] != ";") i++ }
           else if (word == "package") { print "package " tokens[i + 1]; i += 2 }
           else if (word == "message") { print "message " tokens[i + 1]; i += 2; inside = 1 }
-          else fail("the stand-in reads syntax, package, option and message, not \"" word "\"")
+          else fail("the stand-in reads syntax, package, option, import and message, not \"" word "\"")
         } else if (word == "}") { print "end"; inside = 0 }
         else if (tokens[i + 2] == "=" && tokens[i + 4] == ";") {
           print "field " word " " tokens[i + 1] " " tokens[i + 3]; i += 4
