@@ -670,6 +670,7 @@ class _Makefile:
             archives=tuple(by_name[name] for name in link.libs if name in by_name),
             system_libs=link.system_libs,
             op_files_text=op_files.read_text(encoding="utf-8", errors="replace") if op_files.is_file() else "",
+            protoc=self.mk / HOST_PROTOBUF_PREFIX / "bin" / "protoc",
         ))
 
     def jni_library(self, size: AppliedSizeProfile, artifacts: tuple[Artifact, ...],
