@@ -6,17 +6,29 @@ OUT is a linux build made with ``--java-api tensorflow`` (its ``libtensorflow_in
 on this machine's Java VM). The script compiles the tree's Java API
 (``tensorflow/java/src/main/java``, the examples left out) and its tests
 (``tensorflow/java/src/test/java``) with ``javac --release 8`` against Debian's JUnit 4, then runs
-every ``*Test`` class with ``org.junit.runner.JUnitCore`` in the tree's directory (some tests read
-test data by a path relative to it), the library found under both names TensorFlow's Java loads
-(``tensorflow_jni`` for ``org.tensorflow.NativeLibrary``, ``tensorflow_inference`` for the
-Android interface). A test file that imports a library Debian's JUnit does not bring (Google's
-compile-testing) is not compiled, and the output says so. It prints one line per class and every
-failure with its first message line, then ``N passed, N failed``; exit 0 only when none failed.
+every ``*Test`` class with ``org.junit.runner.JUnitCore``, the library found under both names
+TensorFlow's Java loads (``tensorflow_jni`` for ``org.tensorflow.NativeLibrary``,
+``tensorflow_inference`` for the Android interface).
+
+The tests run where TensorFlow's Bazel runs them, in a directory shaped as the tree (some read test
+data by a path relative to it, ``tensorflow/cc/saved_model/testdata``): links to the tree's files,
+and beside them the custom-op libraries ``tensorflow/java/BUILD`` declares with
+``tf_custom_op_library`` (``tensorflow/java/my_test_op.so``, which ``TensorFlowTest.loadLibrary``
+loads). Each is built here from its sources as Bazel builds one, against the tree's headers and
+linked to the JNI library, as Bazel's is to ``libtensorflow_framework.so``: the JNI library of a
+desktop build exports TensorFlow's C++ API, so the op registers in its registry. The tree is not
+written to.
+
+A test file that imports a library no Debian package brings is not compiled, and the output says
+so: ``OperatorProcessorTest`` needs Google's compile-testing, which Debian does not package (it
+has truth, guava and auto-common). It prints one line per class and every failure with its first
+message line, then ``N passed, N failed``; exit 0 only when none failed.
 """
 
 from __future__ import annotations
 
 import argparse
+import ast
 import json
 import re
 import subprocess
@@ -24,9 +36,14 @@ import sys
 import tempfile
 from pathlib import Path
 
+from tfbuild.pipeline.outputs.linkflags import HEADER_DIRS
+
 JUNIT = Path("/usr/share/java/junit4.jar")
 MAIN = "tensorflow/java/src/main/java"
 TESTS = "tensorflow/java/src/test/java"
+JAVA_PACKAGE = "tensorflow/java"
+OP_LIBRARY_FLAGS = ("-std=c++11", "-O2", "-DNDEBUG", "-fPIC", "-shared")
+"""How a custom-op library compiles (``tf_custom_op_library``: C++11, position independent)."""
 _IMPORT = re.compile(r"^import\s+(?:static\s+)?([\w.]+)\s*;", re.MULTILINE)
 _KNOWN = ("java.", "javax.", "org.junit.", "org.hamcrest.", "org.tensorflow.")
 _RESULT = re.compile(r"^Tests run: (\d+),\s+Failures: (\d+)", re.MULTILINE)
@@ -47,6 +64,56 @@ def _compilable(path: Path) -> str | None:
     """None when every import is of a library the run has; else the first one it lacks."""
     return next((name for name in _IMPORT.findall(path.read_text(encoding="utf-8")) if not name.startswith(_KNOWN)),
                 None)
+
+
+def custom_op_libraries(tree: Path) -> dict[str, list[str]]:
+    """The ``tf_custom_op_library`` rules of ``tensorflow/java/BUILD``: each library's path in the
+    tree as Bazel writes it (package/name) and its sources (tree paths)."""
+    build = tree / JAVA_PACKAGE / "BUILD"
+    if not build.is_file():
+        return {}
+    libraries: dict[str, list[str]] = {}
+    for node in ast.walk(ast.parse(build.read_text(encoding="utf-8"), str(build))):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "tf_custom_op_library":
+            words = {keyword.arg: keyword.value for keyword in node.keywords}
+            name, srcs = words.get("name"), words.get("srcs")
+            if isinstance(name, ast.Constant) and isinstance(srcs, ast.List):
+                libraries[f"{JAVA_PACKAGE}/{name.value}"] = [
+                    f"{JAVA_PACKAGE}/{item.value}" for item in srcs.elts if isinstance(item, ast.Constant)]
+    return libraries
+
+
+def build_op_library(tree: Path, sources: list[str], library: Path, jni_library: Path) -> None:
+    """``library`` from ``sources``, against the tree's headers, linked to ``jni_library`` (whose
+    TensorFlow symbols it uses; ``--no-undefined`` proves the library exports them all)."""
+    library.parent.mkdir(parents=True, exist_ok=True)
+    argv = ["g++", *OP_LIBRARY_FLAGS, *(f"-I{tree / directory}" for directory in HEADER_DIRS),
+            "-o", str(library), *(str(tree / source) for source in sources if source.endswith(".cc")),
+            str(jni_library), "-Wl,--no-undefined"]
+    done = subprocess.run(argv, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        sys.exit(f"{library.name}: the build failed: {(done.stderr.strip().splitlines() or ['?'])[-1]}")
+
+
+def run_directory(tree: Path, run: Path, built: dict[str, Path]) -> None:
+    """``run`` shaped as ``tree``: a link to each of its entries, except the directories on the
+    way to a ``built`` file, which are made with links to their own entries; the built files
+    are linked at their tree paths."""
+    def fill(directory: Path, relative: Path) -> None:
+        directory.mkdir(parents=True, exist_ok=True)
+        inside = {Path(path).parts[len(relative.parts)] for path in built if Path(path).parts[:len(relative.parts)]
+                  == relative.parts}
+        for entry in sorted((tree / relative).iterdir()):
+            if entry.name not in inside and not (directory / entry.name).is_symlink():
+                (directory / entry.name).symlink_to(entry)
+        for name in sorted(inside):
+            target = relative / name
+            if target.as_posix() in built:
+                (directory / name).unlink(missing_ok=True)
+                (directory / name).symlink_to(built[target.as_posix()])
+            else:
+                fill(directory / name, target)
+    fill(run, Path())
 
 
 def main() -> int:
@@ -75,7 +142,15 @@ def main() -> int:
         (skipped.append((path, missing)) if missing else tests.append(path))
     _javac(tests, work / "tests", [work / "api", JUNIT])
     for path, missing in skipped:
-        print(f"not compiled: {path.relative_to(tree)} (imports {missing}, which Debian's JUnit does not bring)")
+        print(f"not compiled: {path.relative_to(tree)} (imports {missing}, which no Debian package brings)")
+
+    built = {}
+    for relative, sources in custom_op_libraries(tree).items():
+        built[relative] = work / "op_libraries" / relative
+        build_op_library(tree, sources, built[relative], out / record["library"])
+        print(f"built {relative} from {', '.join(sources)}, linked to {record['library']}")
+    run = work / "run"
+    run_directory(tree, run, built)
 
     passed = failed = 0
     for path in tests:
@@ -84,7 +159,7 @@ def main() -> int:
         name = path.relative_to(tree / TESTS).with_suffix("").as_posix().replace("/", ".")
         done = subprocess.run(
             ["java", f"-Djava.library.path={libs}", "-cp", ":".join(map(str, (work / "api", work / "tests", JUNIT))),
-             "org.junit.runner.JUnitCore", name], capture_output=True, text=True, cwd=tree, timeout=600, check=False)
+             "org.junit.runner.JUnitCore", name], capture_output=True, text=True, cwd=run, timeout=600, check=False)
         ok, result = _OK.search(done.stdout), _RESULT.search(done.stdout)
         if ok:
             ran, failures = int(ok.group(1)), 0

@@ -332,6 +332,30 @@ def test_a_local_makefile_plan_needs_the_compilers_its_make_command_names(
     assert not (tmp_path / "out").exists()
 
 
+def test_a_program_an_earlier_step_makes_is_not_looked_for_before_the_build(pristine_trees, tmp_path):
+    """A desktop JVM library generates saved_model.proto with the tree's protoc, which the
+    plan's protobuf step builds: a fresh tree has none yet, and that is no missing program."""
+    from tfbuild.pipeline.declarations.options import Flags, resolve_build_options
+    from tfbuild.pipeline.flavours import plan_build
+    from tfbuild.pipeline.prerequisites import check_prerequisites
+    from tfbuild.toolchain.targets import get_target
+    from tfbuild.tree.facts import read_tree_facts
+
+    tree = pristine_trees["tf1"]
+    options = resolve_build_options(
+        Flags.named(target="linux-x86_64", flavour="makefile", local=True, source=str(tree), jobs=2,
+                    java_api="tensorflow", output_dir=str(tmp_path / "out")),
+        environ={}, cwd=tmp_path,
+    )
+    plan = plan_build(options, header_text="// header\n", tree=read_tree_facts(tree))
+    protoc = next(step.argv[0] for step in plan.steps if step.name.startswith("generate saved_model.proto"))
+    assert not Path(protoc).exists()
+    makers = [step.name for step in plan.steps if str(protoc) in map(str, step.makes)]
+    assert makers == ["build protobuf (compile_linux_protobuf.sh)"]
+    found = {p.what: p for p in check_prerequisites(plan, get_target("linux-x86_64"), options)}
+    assert protoc not in found and all(p.ok for what, p in found.items() if "protoc" in what)
+
+
 # -- a tree the container cannot read as this machine does ----------------------------------------
 def test_an_absolute_protobuf_host_link_is_named_before_a_container_build(
     tf1_tree, min_model, tmp_path, capsys, docker_stand_in

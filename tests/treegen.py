@@ -78,7 +78,15 @@ DataType, TensorFlow, SavedModelBundle, ``types.UInt8``) calls its natives in
 (``tensorflow/c/c_api.h``: TF_Graph, TF_GraphImportGraphDef, TF_SessionRun, TF_Tensor, ...) over
 the stand-in session above; ``c_api.cc`` is guarded as r1.9's, ``#ifndef __ANDROID__`` around
 ``tensorflow/cc`` headers the tree lacks (so off Android it compiles only from a copy whose guards
-also hold for ``IS_SLIM_BUILD``), loading a SavedModel is Unimplemented on Android, and its
+also hold for ``IS_SLIM_BUILD``) and around the SavedModel loader's, which it has
+(``SAVED_MODEL_LOADER``, outside the Makefile's library, including the generated code of
+``SAVED_MODEL_PROTO``, which ``tf_proto_files.txt`` does not list, as in r1.9): loading a
+SavedModel is Unimplemented on Android and calls ``LoadSavedModel`` elsewhere
+(``SavedModelBundleTest`` loads ``SAVED_MODEL_TESTDATA``). ``TF_LoadLibrary`` dlopens a custom-op
+library, whose ``REGISTER_OP`` records in the loading library's registry
+(``java/BUILD``'s ``tf_custom_op_library``, ``CUSTOM_OP_LIBRARY`` from ``CUSTOM_OP_SOURCE``, which
+``TensorFlowTest.loadLibrary`` loads), and ``TF_FinishOperation`` refuses an op type nobody
+registered. Its
 ``MessageToBuffer(const protobuf::Message&, ...)`` (the full protobuf runtime) writes a run's
 metadata, a generated message (so a lite build compiles it only adapted to ``MessageLite``). The Bazel side is
 there by name: ``contrib/android/BUILD``'s ``android_tensorflow_inference_java``
@@ -157,9 +165,17 @@ JAVA_EXAMPLES_DIR = "tensorflow/java/src/main/java/org/tensorflow/examples"  # L
 INFERENCE_INTERFACE_CLASS = "org.tensorflow.contrib.android.TensorFlowInferenceInterface"
 JAVA_TESTS_DIR = "tensorflow/java/src/test/java"
 JAVA_TEST_CLASSES = ("org.tensorflow.GraphTest", "org.tensorflow.OperationBuilderTest",
-                     "org.tensorflow.OperationTest", "org.tensorflow.SessionTest", "org.tensorflow.ShapeTest",
-                     "org.tensorflow.TensorFlowTest", "org.tensorflow.TensorTest")
-JAVA_TEST_COUNT = 41  # @Test methods in JAVA_TEST_CLASSES
+                     "org.tensorflow.OperationTest", "org.tensorflow.SavedModelBundleTest", "org.tensorflow.SessionTest",
+                     "org.tensorflow.ShapeTest", "org.tensorflow.TensorFlowTest", "org.tensorflow.TensorTest")
+JAVA_TEST_COUNT = 43  # @Test methods in JAVA_TEST_CLASSES
+# The SavedModel loader (c_api.cc calls LoadSavedModel off Android; the Makefile does not compile
+# tensorflow/cc), the proto it includes (not in tf_proto_files.txt) and SavedModelBundleTest's model.
+SAVED_MODEL_LOADER = "tensorflow/cc/saved_model/loader.cc"
+SAVED_MODEL_PROTO = "tensorflow/core/protobuf/saved_model.proto"
+SAVED_MODEL_TESTDATA = "tensorflow/cc/saved_model/testdata/half_plus_two/00000123"
+# java/BUILD's tf_custom_op_library (Bazel's output path) and its source; TensorFlowTest loads it.
+CUSTOM_OP_LIBRARY = "tensorflow/java/my_test_op.so"
+CUSTOM_OP_SOURCE = "tensorflow/java/src/test/native/my_test_op.cc"
 DEMO_SOURCES_DIR = "tensorflow/examples/android/src"
 DEMO_SOURCES = tuple(f"{DEMO_SOURCES_DIR}/org/tensorflow/demo/{name}.java" for name in (
     "Classifier", "TensorFlowImageClassifier", "TensorFlowMultiBoxDetector", "TensorFlowYoloDetector",

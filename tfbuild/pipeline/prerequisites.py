@@ -238,14 +238,16 @@ def _local_programs(plan: BuildPlan, *, checked: frozenset[str]) -> list[Prerequ
     """Each program the steps of a ``--local`` plan start, once, with the first step needing it
     (``checked``: programs already looked up)."""
     seen: dict[str, Step] = {}
+    made: set[str] = set()
     for step in plan.steps:
         if step.skip_if_exists is not None and Path(step.skip_if_exists).exists():
             continue  # done by an earlier build: it will not run
         if step.host_action is not None:
             continue  # tfbuild does it itself
         for program in _programs_of(step):
-            if program not in checked:
+            if program not in checked and program not in made:
                 seen.setdefault(program, step)
+        made.update(str(path) for path in step.makes)
     return [
         _program(program, f"step '{step.name}'", {**os.environ, **plan.env, **step.env}, workdir=Path(step.workdir))
         for program, step in seen.items()

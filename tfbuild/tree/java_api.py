@@ -33,6 +33,7 @@ from tfbuild.resources import toolchains_dir
 from tfbuild.tree.facts import MAKEFILE, read_text_if_present
 
 DATA_FILE = "tensorflow/java_api.toml"
+PROTO_FILES = "tensorflow/contrib/makefile/tf_proto_files.txt"
 RECIPE_SIZE_LIMIT = 256 * 1024
 """A CMakeLists.txt larger than this is not TensorFlow's recipe (r1.9's is 3 KB)."""
 RULE_FILE_LIMIT = 1024 * 1024
@@ -57,6 +58,15 @@ class NeededSource:
     android: bool = True
     """False when the sources name it only off Android (under ``#ifndef __ANDROID__``): an
     Android library leaves it out, a library for a Linux Java VM compiles it."""
+    includes: tuple[str, ...] = ()
+    """Headers the sources include under ``#ifndef __ANDROID__`` for this need: a library off
+    Android includes them (where the rest of such a block is guarded as a slim build)."""
+    functions: tuple[str, ...] = ()
+    """Functions whose ``__ANDROID__`` branches this need serves: off Android they keep
+    TensorFlow's own non-Android code."""
+    protos: tuple[str, ...] = ()
+    """Protos whose generated code the source includes: generated and compiled into the library
+    when the Makefile's ``tf_proto_files.txt`` does not list them."""
 
 
 @dataclass(frozen=True)
@@ -68,6 +78,8 @@ class JavaApiLayout:
     inference_class: str
     java_rule: JavaRule
     needs: tuple[NeededSource, ...] = ()
+    host_exports: tuple[str, ...] = ()
+    """What a library for a desktop Java VM exports besides the JNI methods (patterns)."""
 
 
 @dataclass(frozen=True)
@@ -109,6 +121,15 @@ class TreeJavaApi:
     off_android: tuple[str, ...] = ()
     """Sources of ``jni_sources`` that only a library off Android compiles (the needs whose
     users TensorFlow guards with ``#ifndef __ANDROID__``)."""
+    host_protos: tuple[str, ...] = ()
+    """Protos a library off Android generates and compiles (its needs' protos that the
+    Makefile's ``tf_proto_files.txt`` does not list)."""
+    host_includes: tuple[str, ...] = ()
+    """Headers under ``#ifndef __ANDROID__`` that a library off Android keeps including."""
+    host_functions: tuple[str, ...] = ()
+    """Functions whose non-Android branch a library off Android keeps."""
+    host_exports: tuple[str, ...] = ()
+    """What a library for a desktop Java VM exports besides the JNI methods."""
 
     def sources_for(self, *, android: bool) -> tuple[str, ...]:
         """The JNI sources a library for Android (or for a Java VM elsewhere) compiles."""
@@ -150,17 +171,39 @@ def read_java_api(root: Path) -> TreeJavaApi:
     makefile = read_text_if_present(root / MAKEFILE) or ""
     in_library = tuple(source for source in sources if _makefile_compiles(makefile, source))
     compiled = tuple(source for source in sources if source not in in_library)
-    texts = [(root / source).read_text(encoding="utf-8", errors="replace") for source in compiled]
-    needed = tuple(
-        need for need in layout.needs
-        if (root / need.source).is_file() and need.source not in compiled
-        and not _makefile_compiles(makefile, need.source)
-        and any(re.search(rf"\b{re.escape(need.when)}\b", text) for text in texts)
-    )
+    needed = _needed_sources(root, layout.needs, compiled, makefile)
     compiled += tuple(need.source for need in needed)
-    return TreeJavaApi(layout.recipe, layout.library, compiled, defines, layout.inference_class, java,
-                       _jni_classes(root, sources), in_library,
-                       tuple(need.source for need in needed if not need.android))
+    off_android = tuple(need for need in needed if not need.android)
+    listed_protos = read_text_if_present(root / PROTO_FILES) or ""
+    return TreeJavaApi(
+        layout.recipe, layout.library, compiled, defines, layout.inference_class, java,
+        _jni_classes(root, sources), in_library, tuple(need.source for need in off_android),
+        host_protos=tuple(dict.fromkeys(
+            proto for need in off_android for proto in need.protos
+            if (root / proto).is_file() and not re.search(rf"^{re.escape(proto)}\s*$", listed_protos, re.MULTILINE))),
+        host_includes=tuple(dict.fromkeys(name for need in off_android for name in need.includes)),
+        host_functions=tuple(dict.fromkeys(name for need in off_android for name in need.functions)),
+        host_exports=layout.host_exports,
+    )
+
+
+def _needed_sources(root: Path, needs: tuple[NeededSource, ...], compiled: tuple[str, ...],
+                    makefile: str) -> tuple[NeededSource, ...]:
+    """The needs the library compiles: those the tree has, the Makefile's library lacks, and a
+    compiled source names (the recipe's, or another need's: 1.15's loader.cc calls reader.cc)."""
+    found: list[NeededSource] = []
+    texts = [(root / source).read_text(encoding="utf-8", errors="replace") for source in compiled]
+    while True:
+        new = [
+            need for need in needs
+            if need not in found and (root / need.source).is_file() and need.source not in compiled
+            and not _makefile_compiles(makefile, need.source)
+            and any(re.search(rf"\b{re.escape(need.when)}\b", text) for text in texts)
+        ]
+        if not new:
+            return tuple(found)
+        found += new
+        texts += [(root / need.source).read_text(encoding="utf-8", errors="replace") for need in new]
 
 
 def _makefile_compiles(makefile: str, source: str) -> bool:

@@ -537,6 +537,7 @@ class _Makefile:
                     env=self.env,
                     skip_if_exists=installed,
                     programs=PROTOBUF_PROGRAMS,
+                    makes=(self.mk / protobuf.prefix / "bin" / "protoc",),
                 )
             ]
         # Without a script, ProtobufBuild has a configure host and a compiler (checked when loaded).
@@ -555,6 +556,7 @@ class _Makefile:
                 self.src,
                 skip_if_exists=host_protoc,
                 programs=PROTOBUF_PROGRAMS,
+                makes=(host_protoc,),
             ),
             Step(
                 f"build protobuf ({configure_host})",
@@ -665,6 +667,15 @@ class _Makefile:
     def _android_types(self) -> str:
         return self.request.mobile_types.flag if self.request.mobile_types else FULL_TYPES
 
+    @property
+    def _host_protoc(self) -> PurePosixPath:
+        """The protoc that runs on this machine: the one of the target's protobuf when a script
+        builds it here (Linux x86_64), else the host protobuf's, built for cross targets."""
+        protobuf = self.profile.protobuf
+        if protobuf.script is not None and protobuf.configure_host is None:
+            return self.mk / protobuf.prefix / "bin" / "protoc"
+        return self.mk / HOST_PROTOBUF_PREFIX / "bin" / "protoc"
+
     def host_jni_library(self, size: AppliedSizeProfile, artifacts: tuple[Artifact, ...],
                          api: TreeJavaApi) -> JniLibraryPlan:
         """The tree's Java API's JNI library for a Linux Java VM, with the target's compiler and
@@ -683,6 +694,7 @@ class _Makefile:
             archives=tuple(by_name[name] for name in link.libs if name in by_name),
             system_libs=link.system_libs,
             op_files_text=op_files.read_text(encoding="utf-8", errors="replace") if op_files.is_file() else "",
+            protoc=self._host_protoc,
         ))
 
     def jni_library(self, size: AppliedSizeProfile, artifacts: tuple[Artifact, ...],

@@ -65,6 +65,9 @@ class Step:
     host_action: HostAction | None = None
     """Set for a step tfbuild does itself, on this machine, between the other steps (whether
     those run in a container or not); ``argv`` is then only what the plan shows."""
+    makes: tuple[PurePosixPath, ...] = ()
+    """Programs the step makes that later steps run (the tree's host ``protoc``): a ``--local``
+    build does not look for them before it starts."""
 
 
 @dataclass(frozen=True)

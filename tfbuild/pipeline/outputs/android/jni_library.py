@@ -43,7 +43,7 @@ from tfbuild import __version__
 from tfbuild.errors import ConfigError, ToolchainError
 from tfbuild.pipeline.outputs.android.names import JAVA_CLASS, TENSORFLOW_JNI_LIBRARY, JavaApi, jni_prefix
 from tfbuild.pipeline.outputs.android.ndk_clang import ClangToolchain, static_app
-from tfbuild.pipeline.outputs.exports import JNI, render_export_file
+from tfbuild.pipeline.outputs.exports import JNI, ExportList, render_export_file
 from tfbuild.pipeline.outputs.linkflags import HEADER_DIRS
 from tfbuild.pipeline.planning.notes import Note
 from tfbuild.pipeline.planning.opt_level import one_optimisation_level
@@ -183,13 +183,13 @@ def plan_jni_library(request: JniLibraryRequest) -> JniLibraryPlan:
 
 
 def _record(api: TreeJavaApi | None, file_name: str, java_package: str, abi: str, min_sdk: int,
-            link_map: str | None) -> AndroidJniRecord:
+            link_map: str | None, exports: ExportList = JNI) -> AndroidJniRecord:
     if api is None:
         return AndroidJniRecord(library=file_name, java_package=java_package, java_class=JAVA_CLASS,
                                 exports=JNI.patterns(), abi=abi, min_sdk=min_sdk, link_map=link_map)
     package, _, java_class = api.inference_class.rpartition(".")
     return AndroidJniRecord(
-        library=file_name, java_package=package, java_class=java_class, exports=JNI.patterns(), abi=abi,
+        library=file_name, java_package=package, java_class=java_class, exports=exports.patterns(), abi=abi,
         min_sdk=min_sdk, link_map=link_map, java_api="tensorflow",
         java_sources=tuple(f"{JAVA_DIR}/{source.path}" for source in api.java_sources),
         jni_classes=api.jni_classes, recipe=api.recipe,
@@ -288,10 +288,12 @@ def adapted_copies(api: TreeJavaApi, tree_root: Path, *, android: bool, lite: bo
         original = (tree_root / source).read_text(encoding="utf-8", errors="replace")
         text = original
         if not android and _ANDROID_GUARD.search(text):
-            text = _slim_guards(text)
+            text = _slim_guards(text, includes=api.host_includes, functions=api.host_functions)
+            kept = (f" (except {', '.join(api.host_functions)}: a library for a desktop Java VM keeps its "
+                    "non-Android code, and compiles what it needs)" if api.host_functions else "")
             notes.append(f"{source} leaves out what the contrib Makefile's library lacks (the cc/ gradients, while "
-                         "loops, SavedModel loader) only under __ANDROID__: compiled from a copy whose guards hold "
-                         "for IS_SLIM_BUILD too, as later TensorFlow's own guards do")
+                         "loops) only under __ANDROID__: compiled from a copy whose guards hold for IS_SLIM_BUILD "
+                         f"too, as later TensorFlow's own guards do{kept}")
         if lite and lite_adapted(text) != text:
             text = lite_adapted(text)
             notes.append(f"{source} {LITE_MESSAGE_NOTE}")
@@ -385,6 +387,48 @@ class HostJniRequest:
     archives: tuple[PurePosixPath, ...]
     system_libs: tuple[str, ...]
     op_files_text: str = ""
+    protoc: PurePosixPath | None = None
+    """The tree's host ``protoc`` (the Makefile's), for the protos the API's needs add
+    (:attr:`~tfbuild.tree.java_api.TreeJavaApi.host_protos`)."""
+
+
+PROTO_DIR = "proto"
+"""Where a host JNI library's build generates the protos its needs add, under its directory."""
+
+
+def host_exports(api: TreeJavaApi) -> ExportList:
+    """What a JNI library for a desktop Java VM exports: the JNI methods and what TensorFlow's own
+    ``libtensorflow.so`` exports (the layout's ``host_exports``), so that a custom-op library
+    linked against it registers in its op registry when ``TF_LoadLibrary`` loads it."""
+    if not api.host_exports:
+        return JNI
+    return ExportList(
+        "JNI, and TensorFlow's C and C++ API", (*JNI.symbols, *api.host_exports), JNI.optional,
+        why=f"{JNI.why} Custom-op libraries loaded with TensorFlow.loadLibrary (TF_LoadLibrary) link against "
+        "TensorFlow's C and C++ API, which this library exports as TensorFlow's own libtensorflow.so does.")
+
+
+def _proto_steps(request: HostJniRequest) -> tuple[tuple[Step, ...], tuple[tuple[str, str], ...]]:
+    """protoc's steps for the API's host protos (run in the tree, as the Makefile runs it), and
+    the generated sources with their objects, as the build sees them."""
+    protos = request.api.host_protos
+    if not protos:
+        return (), ()
+    if request.protoc is None:
+        raise ToolchainError(f"{', '.join(protos)}: no protoc to generate them with",
+                             hint="build the tree's host protobuf first (the Makefile flavour does)")
+    out = request.work_dir_seen / PROTO_DIR
+    steps = tuple(
+        Step(f"generate {PurePosixPath(proto).name}'s C++ for the JNI library ({request.target})",
+             (str(request.protoc), proto, "--cpp_out", str(out)), request.tree_src)
+        for proto in protos
+    )
+    compiled = tuple(
+        (str(out / proto.removesuffix(".proto")) + ".pb.cc",
+         str(request.work_dir_seen / _copy_name(proto.removesuffix(".proto") + ".pb.o")))
+        for proto in protos
+    )
+    return steps, compiled
 
 
 def plan_host_jni_library(request: HostJniRequest, jdk_headers: dict[str, Path] | None = None) -> JniLibraryPlan:
@@ -394,36 +438,53 @@ def plan_host_jni_library(request: HostJniRequest, jdk_headers: dict[str, Path] 
     file_name = f"lib{api.library}.so"
     headers = jdk_headers or find_jdk_headers()
     seen = request.work_dir_seen
-    exports = render_export_file(JNI, "bfd", stem=api.library)
+    exports = render_export_file(host_exports(api), "bfd", stem=api.library)
     copies, copy_notes = adapted_copies(api, request.tree_root, android=False, lite=False)
     sources = _sources(api, request.tree_src, seen, "", api.library, request.target, android=False, copies=copies)
-    cxxflags = (*request.cxxflags, "-fPIC", f"-I{seen / JDK_INCLUDE_DIR}")
+    proto_steps, proto_sources = _proto_steps(request)
+    # the generated protos compile as the Makefile compiles the archive's own (no recipe defines)
+    protos = _Sources(proto_sources, (), None, "")
+    proto_include = (f"-I{seen / PROTO_DIR}",) if proto_sources else ()
+    cxxflags = (*request.cxxflags, "-fPIC", f"-I{seen / JDK_INCLUDE_DIR}", *proto_include)
     allow, duplicate_note = _duplicate_objects(request.op_files_text)
     link_argv = (
-        request.cxx, "-shared", "-fPIC", "-o", str(seen / file_name), *sources.objects, f"-Wl,-soname,{file_name}",
+        request.cxx, "-shared", "-fPIC", "-o", str(seen / file_name), *protos.objects, *sources.objects,
+        f"-Wl,-soname,{file_name}",
         "-Wl,--whole-archive", *map(str, request.whole_archive), "-Wl,--no-whole-archive",
         *map(str, request.archives), exports.link_flag(seen / exports.file_name),
         "-Wl,--no-undefined", *allow, *(f"-l{name}" for name in request.system_libs),
     )
     steps = (
+        *proto_steps,
+        *_compile_steps(request.cxx, cxxflags, request.tree_src, protos, request.target),
         *_compile_steps(request.cxx, cxxflags, request.tree_src, sources, request.target),
         Step(f"link {file_name} ({request.target}, for a Java VM)", link_argv, seen),
     )
     generated = (
+        *((GeneratedFile(request.work_dir / PROTO_DIR / "README", _PROTO_README),) if proto_sources else ()),
         *(GeneratedFile(request.work_dir / JDK_INCLUDE_DIR / name, path.read_text(encoding="utf-8"))
           for name, path in headers.items()),
         GeneratedFile(request.work_dir / exports.file_name, exports.text),
         *(GeneratedFile(request.work_dir / _copy_name(source), text) for source, text in copies.items()),
         *java_files(api, request.tree_root, request.work_dir.parent),
     )
-    record = _record(api, file_name, "", request.arch, 0, None)
+    record = _record(api, file_name, "", request.arch, 0, None, host_exports(api))
     note = Note("jni-library", f"{file_name} for {api.inference_class} on a Java VM ({request.target}), built "
                 f"from {len(sources.compiled)} sources as {api.recipe} builds them, against the JDK's jni.h "
                 f"({headers['jni.h'].parent})")
     notes = (note, *((Note("jni-library", duplicate_note),) if duplicate_note else ()),
-             *(Note("jni-library", text) for text in copy_notes))
+             *(Note("jni-library", text) for text in copy_notes),
+             *((Note("jni-library", f"{', '.join(api.host_protos)} generated with the tree's protoc and compiled "
+                     f"in: {', '.join(api.off_android)} include(s) it, and tf_proto_files.txt does not list it"),)
+               if proto_sources else ()),
+             *((Note("jni-library", f"exports TensorFlow's C and C++ API too ({', '.join(api.host_exports)}, as "
+                     "TensorFlow's libtensorflow.so does), so custom-op libraries linked against it load with "
+                     "TensorFlow.loadLibrary"),) if api.host_exports else ()))
     return JniLibraryPlan(steps, generated, Artifact(seen / file_name, file_name, "shared-lib"), record, notes)
 
+
+_PROTO_README = ("Generated by tfbuild: the C++ code of the protos the JNI library's sources include that the "
+                 "contrib Makefile does not generate, written here by the tree's protoc.\n")
 
 _ANDROID_GUARD = re.compile(
     r"^[ \t]*#[ \t]*(ifdef|ifndef)[ \t]+__ANDROID__\b"
@@ -432,14 +493,59 @@ _ANDROID_GUARD = re.compile(
 )
 
 
-def _slim_guards(text: str) -> str:
+_SLIM_NOT_ANDROID = "#if !defined(__ANDROID__) && !defined(IS_SLIM_BUILD)"
+_FUNCTION_END = re.compile(r"^}", re.MULTILINE)
+_CONDITIONAL = re.compile(r"^[ \t]*#[ \t]*(if|ifdef|ifndef|else|elif|endif)\b")
+
+
+def _slim_guards(text: str, *, includes: tuple[str, ...] = (), functions: tuple[str, ...] = ()) -> str:
     """``text`` with each ``#ifdef __ANDROID__`` (and ``#ifndef``, ``#if [!]defined(__ANDROID__)``)
-    holding for ``IS_SLIM_BUILD`` too: a build of the Makefile's slim library off Android."""
+    holding for ``IS_SLIM_BUILD`` too: a build of the Makefile's slim library off Android. The
+    guards inside ``functions`` stay as they are (their non-Android code is compiled), and each
+    of ``includes`` under a widened ``#ifndef`` moves to a ``#ifndef __ANDROID__`` of its own
+    right after that block."""
     def replace(match: re.Match[str]) -> str:
+        if _inside_function(text, match.start(), functions):
+            return match.group(0)
         negated = match.group(1) == "ifndef" or match.group(2) == "!"
-        return ("#if !defined(__ANDROID__) && !defined(IS_SLIM_BUILD)" if negated
-                else "#if defined(__ANDROID__) || defined(IS_SLIM_BUILD)")
-    return _ANDROID_GUARD.sub(replace, text)
+        return _SLIM_NOT_ANDROID if negated else "#if defined(__ANDROID__) || defined(IS_SLIM_BUILD)"
+    widened = _ANDROID_GUARD.sub(replace, text)
+    return _kept_includes(widened, includes) if includes else widened
+
+
+def _inside_function(text: str, position: int, functions: tuple[str, ...]) -> bool:
+    """Whether ``position`` is in the body of one of ``functions``: its definition comes after the
+    last top-level ``}`` before ``position``."""
+    if not functions:
+        return False
+    start = max((found.end() for found in _FUNCTION_END.finditer(text, 0, position)), default=0)
+    return any(re.search(rf"\b{re.escape(name)}\s*\(", text[start:position]) for name in functions)
+
+
+def _kept_includes(text: str, includes: tuple[str, ...]) -> str:
+    """``text`` with each ``#include "<one of includes>"`` that sits in the first branch of a
+    widened ``#ifndef`` moved after that block's ``#endif``, guarded by ``__ANDROID__`` alone."""
+    wanted = {f'#include "{name}"' for name in includes}
+    out: list[str] = []
+    stack: list[tuple[bool, list[str]]] = []  # (a widened #ifndef in its first branch, includes kept)
+    for line in text.splitlines(keepends=True):
+        directive = _CONDITIONAL.match(line)
+        kind = directive.group(1) if directive else None
+        if kind in ("if", "ifdef", "ifndef"):
+            stack.append((line.strip().startswith(_SLIM_NOT_ANDROID), []))
+        elif kind in ("else", "elif") and stack:
+            stack[-1] = (False, stack[-1][1])
+        elif kind == "endif" and stack:
+            _, kept = stack.pop()
+            out.append(line)
+            if kept:
+                out += ["#ifndef __ANDROID__\n", *kept, "#endif  // __ANDROID__\n"]
+            continue
+        elif stack and stack[-1][0] and line.strip() in wanted:
+            stack[-1][1].append(line)
+            continue
+        out.append(line)
+    return "".join(out)
 
 
 def find_jdk_headers() -> dict[str, Path]:

@@ -2,11 +2,17 @@
 
 The C API of c_api.h over the tree's stand-in C++ session. Guarded as r1.9's
 c_api.cc: off Android (#ifndef __ANDROID__) it includes the C++ API's
-gradients, SavedModel loader and distributed runtime (tensorflow/cc, which
+gradients and distributed runtime (tensorflow/cc and distributed_runtime, which
 neither a real Makefile tree nor this one has), so it compiles only with an
 Android compiler, whatever the defines (-DIS_SLIM_BUILD does not help; later
-TensorFlow guards with !defined(IS_MOBILE_PLATFORM) && !defined(IS_SLIM_BUILD));
-on Android loading a SavedModel is Unimplemented. Like TensorFlow's r1.9, its
+TensorFlow guards with !defined(IS_MOBILE_PLATFORM) && !defined(IS_SLIM_BUILD)),
+and the SavedModel loader (tensorflow/cc/saved_model, which the tree has but
+the Makefile's library does not compile; it includes saved_model.pb.h, whose
+proto tf_proto_files.txt does not list). On Android loading a SavedModel is
+Unimplemented; elsewhere TF_LoadSessionFromSavedModel calls LoadSavedModel.
+TF_LoadLibrary dlopens a custom-op library, whose REGISTER_OPs record in this
+library's registry, and TF_FinishOperation refuses an op type that is neither
+registered nor one of TensorFlow's own that the stand-in's tests build. Like TensorFlow's r1.9, its
 MessageToBuffer takes the full protobuf runtime's Message, and TF_SessionRun
 writes its RunMetadata (here a generated StandinInfo) through it: with protos
 generated for the lite runtime this compiles only where the parameter is the
@@ -15,12 +21,15 @@ MessageLite that TensorFlow 1.15's own takes.
 
 #include "tensorflow/c/c_api.h"
 
+#include <dlfcn.h>
+
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <map>
 #include <memory>
 #include <string>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -379,11 +388,27 @@ void TF_SetAttrTensor(TF_OperationDescription* desc, const char* attr_name, TF_T
   TF_SetAttrShape(desc, "shape", value->dims.data(), static_cast<int>(value->dims.size()));
 }
 
+// Whether graphs may hold `op`: one of TensorFlow's own ops that the stand-in's
+// tests build (whether or not the selection has their kernels), or one
+// registered (REGISTER_OP, here or in an op library TF_LoadLibrary loaded).
+static bool OpRegistered(const std::string& op) {
+  static const char* const kEveryBuild[] = {"Const", "NoOp", "Placeholder", "Identity", "Sqrt"};
+  for (const char* name : kEveryBuild) {
+    if (op == name) return true;
+  }
+  const std::string names = "\n" + std::string(TfStandinRegisteredOps());
+  return names.find("\n" + op + "\n") != std::string::npos;
+}
+
 TF_Operation* TF_FinishOperation(TF_OperationDescription* desc, TF_Status* status) {
   std::unique_ptr<TF_OperationDescription> owned(desc);
   TF_Graph* graph = desc->graph;
   if (!desc->error.empty()) {
     status->status = tensorflow::errors::InvalidArgument(desc->error);
+    return nullptr;
+  }
+  if (!OpRegistered(desc->node.op)) {
+    status->status = tensorflow::errors::InvalidArgument("Op type not registered '", desc->node.op, "'");
     return nullptr;
   }
   if (desc->node.name.empty() || desc->node.op.empty()) {
@@ -527,8 +552,17 @@ TF_Session* TF_LoadSessionFromSavedModel(const TF_SessionOptions* session_option
       "Loading a SavedModel is not supported in Android (", export_dir, ")");
   return nullptr;
 #else
-  status->status = tensorflow::LoadSavedModelStandin(export_dir);
-  return nullptr;
+  std::unordered_set<std::string> tag_set;
+  for (int i = 0; i < tags_len; ++i) tag_set.insert(tags[i]);
+  tensorflow::SavedModelBundle bundle;
+  status->status = tensorflow::LoadSavedModel(session_options->options, export_dir, tag_set, &bundle);
+  if (!status->status.ok()) return nullptr;
+  if (meta_graph_def != nullptr) {
+    status->status = tensorflow::MessageToBuffer(bundle.saved_model, meta_graph_def);
+    if (!status->status.ok()) return nullptr;
+  }
+  graph->sessions++;
+  return new TF_Session{bundle.session.release(), graph, -1};
 #endif
 }
 
@@ -575,10 +609,10 @@ void TF_SessionRun(TF_Session* session, const TF_Buffer* run_options, const TF_O
 }
 
 // ---------------------------------------------------------------------------
-TF_Buffer* TF_GetAllOpList() {
-  // OpList { repeated OpDef op = 1; }, OpDef { string name = 1; }
+// A serialized OpList of the ops in `names` (one a line):
+// OpList { repeated OpDef op = 1; }, OpDef { string name = 1; }
+static std::string OpList(const std::string& names) {
   std::string op_list;
-  const std::string names = TfStandinRegisteredOps();
   std::size_t start = 0;
   while (start < names.size()) {
     std::size_t end = names.find('\n', start);
@@ -594,7 +628,36 @@ TF_Buffer* TF_GetAllOpList() {
     PutVarint(op_def.size(), &op_list);
     op_list += op_def;
   }
+  return op_list;
+}
+
+TF_Buffer* TF_GetAllOpList() {
+  const std::string op_list = OpList(TfStandinRegisteredOps());
   return TF_NewBufferFromString(op_list.data(), op_list.size());
 }
+
+struct TF_Library {
+  void* handle;
+  std::string op_list;
+};
+
+TF_Library* TF_LoadLibrary(const char* library_filename, TF_Status* status) {
+  // The registry only grows: what the library registered is what follows the old listing.
+  const std::string before = TfStandinRegisteredOps();
+  void* handle = dlopen(library_filename, RTLD_NOW | RTLD_LOCAL);
+  if (handle == nullptr) {
+    status->status = tensorflow::errors::NotFound(dlerror());
+    return nullptr;
+  }
+  const std::string after = TfStandinRegisteredOps();
+  status->status = Status::OK();
+  return new TF_Library{handle, OpList(after.substr(before.size()))};
+}
+
+TF_Buffer TF_GetOpList(TF_Library* lib_handle) {
+  return TF_Buffer{lib_handle->op_list.data(), lib_handle->op_list.size(), nullptr};
+}
+
+void TF_DeleteLibraryHandle(TF_Library* lib_handle) { delete lib_handle; }
 
 }  // end extern "C"

@@ -293,6 +293,13 @@ TF_CAPI_EXPORT extern void TF_SessionRun(
 // The OpList (serialized) of the ops registered in this library.
 TF_CAPI_EXPORT extern TF_Buffer* TF_GetAllOpList(void);
 
+// A custom-op library, loaded with dlopen: its ops register in this library.
+typedef struct TF_Library TF_Library;
+TF_CAPI_EXPORT extern TF_Library* TF_LoadLibrary(const char* library_filename, TF_Status* status);
+// The OpList (serialized) of the ops the library registered; owned by the handle.
+TF_CAPI_EXPORT extern TF_Buffer TF_GetOpList(TF_Library* lib_handle);
+TF_CAPI_EXPORT extern void TF_DeleteLibraryHandle(TF_Library* lib_handle);
+
 #ifdef __cplusplus
 } /* end extern "C" */
 #endif

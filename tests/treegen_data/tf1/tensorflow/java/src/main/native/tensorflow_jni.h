@@ -14,6 +14,9 @@ extern "C" {
 
 JNIEXPORT jstring JNICALL Java_org_tensorflow_TensorFlow_version(JNIEnv*, jclass);
 JNIEXPORT jbyteArray JNICALL Java_org_tensorflow_TensorFlow_registeredOpList(JNIEnv*, jclass);
+JNIEXPORT jlong JNICALL Java_org_tensorflow_TensorFlow_libraryLoad(JNIEnv*, jclass, jstring);
+JNIEXPORT void JNICALL Java_org_tensorflow_TensorFlow_libraryDelete(JNIEnv*, jclass, jlong);
+JNIEXPORT jbyteArray JNICALL Java_org_tensorflow_TensorFlow_libraryOpList(JNIEnv*, jclass, jlong);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -10,7 +10,7 @@ import org.junit.Test;
 import org.junit.runner.RunWith;
 import org.junit.runners.JUnit4;
 
-/** Unit tests for {@link TensorFlow} and {@link SavedModelBundle}. */
+/** Unit tests for {@link TensorFlow}. */
 @RunWith(JUnit4.class)
 public class TensorFlowTest {
   @Test
@@ -26,12 +26,25 @@ public class TensorFlowTest {
   }
 
   @Test
-  public void savedModelsAreNotForAndroid() {
-    try {
-      SavedModelBundle.load("/nonexistent", "serve");
-      fail("a SavedModel was loaded off its platform");
-    } catch (UnsupportedOperationException e) {
-      assertTrue(e.getMessage(), e.getMessage().contains("Loading a SavedModel is not supported in Android"));
+  public void loadLibrary() {
+    try (Graph g = new Graph()) {
+      // Build a graph with an unrecognized operation.
+      try {
+        g.opBuilder("MyTest", "MyTest").build();
+        fail("should not be able to construct graphs with unregistered ops");
+      } catch (IllegalArgumentException e) {
+        // expected exception
+      }
+
+      // Load the library containing the operation (tensorflow/java/BUILD's my_test_op.so,
+      // by the path Bazel runs the test from).
+      byte[] opList = TensorFlow.loadLibrary("tensorflow/java/my_test_op.so");
+      assertTrue(opList.length > 0);
+      String ops = new String(opList, Charset.forName("ISO-8859-1"));
+      assertTrue(ops, ops.contains("MyTest"));
+
+      // Now graph building should succeed.
+      g.opBuilder("MyTest", "MyTest").build();
     }
   }
 }
