@@ -14,10 +14,12 @@ for messages, and ``base`` is the directory relative paths are relative to.
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 import re
 import shlex
+import tomllib
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,6 +38,7 @@ from tfbuild.pipeline.outputs.android.names import (
     check_library_name,
 )
 from tfbuild.pipeline.planning.protobuf_runtime import RUNTIMES, ProtobufRuntime
+from tfbuild.resources import toolchains_dir
 from tfbuild.tree.mobile_types import MOBILE_TYPES_MODES, MobileTypesMode
 
 T_co = TypeVar("T_co", covariant=True)
@@ -188,11 +191,23 @@ def _as_distcc_hosts(raw: object, where: str, base: Path) -> tuple[str, ...]:
     return parse_distcc_hosts(_as_words(raw, where, base), where)
 
 
-def _as_size_profile(raw: object, where: str, base: Path) -> str:
-    from tfbuild.pipeline.declarations.size_profiles import profile_names
+SIZE_PROFILES_FILE = Path("tensorflow") / "size_profiles.toml"
+"""The size profiles' data file, under ``toolchains/``; :mod:`.size_profiles` reads it whole."""
 
+
+@functools.cache
+def listed_size_profiles() -> tuple[str, ...]:
+    """The names of the size profiles, in the data file's order, read without the profiles'
+    module: the options' help and the option's check need only the names, and ``--help`` must
+    not pay for importing the plan types the profiles are applied with."""
+    with (toolchains_dir() / SIZE_PROFILES_FILE).open("rb") as data:
+        profiles = tomllib.load(data).get("profiles", {})
+    return tuple(profiles)
+
+
+def _as_size_profile(raw: object, where: str, base: Path) -> str:
     text = as_str(raw, where, base)
-    _checked(where, lambda: check_choice(text, profile_names(), noun="size profile"))
+    _checked(where, lambda: check_choice(text, listed_size_profiles(), noun="size profile"))
     return text
 
 
@@ -257,7 +272,7 @@ FLAVOUR = Kind(_as_flavour, str, str, "FLAVOUR")
 TARGET = Kind(as_target, str, str, "TARGET")
 GRANULARITY = Kind(_as_granularity, str, str, "|".join(GRANULARITIES))
 DEFAULT_OPS = Kind(_as_default_ops, str, str, "OP:KERNEL,...")
-SIZE_PROFILE = Kind(_as_size_profile, str, str, "PROFILE")
+SIZE_PROFILE = Kind(_as_size_profile, str, str, "|".join(listed_size_profiles()))
 PROTOBUF_RUNTIME = Kind(_as_protobuf_runtime, str, str, "|".join(RUNTIMES))
 EPOCH = Kind(_as_epoch, int, int, "SECONDS")
 MOBILE_TYPES = Kind(_as_mobile_types, str, str, "|".join(MOBILE_TYPES_MODES))

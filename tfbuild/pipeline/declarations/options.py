@@ -217,7 +217,7 @@ OUTPUT_NODES: Option[tuple[str, ...]] = Option(
     ("TFBUILD_OUTPUT_NODES",), flags=("--output-node",), metavar="NAME", in_apps="may")
 SIZE_PROFILE: Option[str] = Option(
     "size_profile", kinds.SIZE_PROFILE, Computed(_default_profile, "size_profiles.toml's default"),
-    "Size profile: stock (the tree's own flags) | balanced | small.",
+    choice_help("Size profile", kinds.listed_size_profiles(), {"stock": "the tree's own flags"}),
     ("TFBUILD_SIZE_PROFILE",), in_apps="may")
 PROTOBUF_RUNTIME: Option[ProtobufRuntime] = Option(
     "protobuf_runtime", kinds.PROTOBUF_RUNTIME, FULL,

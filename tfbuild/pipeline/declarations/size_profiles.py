@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, get_args
 
 from tfbuild.config import read_toml
 from tfbuild.errors import ConfigError
+from tfbuild.pipeline.declarations.option_kinds import SIZE_PROFILES_FILE
 from tfbuild.pipeline.planning.plan import AppliedSizeProfile
 from tfbuild.resources import toolchains_dir
 from tfbuild.toolchain.targets import Linker
@@ -41,7 +42,6 @@ if TYPE_CHECKING:  # the option parser reads the profile names: keep its imports
     from tfbuild.tree.kernel_index import KernelIndex
     from tfbuild.tree.needs import KernelNeed
 
-SIZE_PROFILES_FILE = Path("tensorflow") / "size_profiles.toml"
 
 
 @dataclass(frozen=True)
