@@ -59,6 +59,9 @@ def choose_epoch(given: int | None, tree_root: Path | None) -> tuple[int, str]:
     return ZIP_EPOCH, "fixed: 1980-01-01 (no tree commit and none given)"
 
 
+FILE_PREFIX_MAP = "-ffile-prefix-map="
+
+
 def prefix_maps(mapping: Mapping[PurePosixPath, str]) -> tuple[str, ...]:
     """``-ffile-prefix-map=OLD=NEW`` for each directory as the compiler sees it. A path holding
     ``=`` cannot be given to that flag (gcc splits at the first one): refused, with a fix."""
@@ -69,7 +72,7 @@ def prefix_maps(mapping: Mapping[PurePosixPath, str]) -> tuple[str, ...]:
                 f"{old}: a build directory with '=' or a space cannot be mapped for a reproducible build",
                 hint="move the tree or the output directory to a path without '=' or spaces",
             )
-        flags.append(f"-ffile-prefix-map={old}={new}")
+        flags.append(f"{FILE_PREFIX_MAP}{old}={new}")
     return tuple(flags)
 
 

@@ -36,7 +36,7 @@ import re
 import shutil
 from collections import Counter
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from tfbuild import __version__
@@ -48,6 +48,7 @@ from tfbuild.pipeline.outputs.linkflags import HEADER_DIRS
 from tfbuild.pipeline.planning.notes import Note
 from tfbuild.pipeline.planning.opt_level import one_optimisation_level
 from tfbuild.pipeline.planning.plan import AndroidJniRecord, AppliedSizeProfile, Artifact, GeneratedFile, Step
+from tfbuild.pipeline.planning.reproducible import FILE_PREFIX_MAP, prefix_maps
 from tfbuild.templating import render
 from tfbuild.toolchain.targets import Platform
 from tfbuild.tree.build_files.op_files_list import listed_paths
@@ -242,6 +243,8 @@ class _Sources:
     defines: tuple[str, ...]
     generated_source: str | None
     what: str
+    copied_from: Mapping[str, str] = field(default_factory=dict)
+    """An adapted copy (as the build sees it) -> the tree source it stands for."""
 
     @property
     def objects(self) -> tuple[str, ...]:
@@ -267,7 +270,9 @@ def _sources(api: TreeJavaApi | None, tree_src: PurePosixPath, seen: PurePosixPa
          str(seen / (_copy_name(source).removesuffix(".cc") + ".o")))
         for source in api.sources_for(android=android)
     )
-    return _Sources(compiled, api.defines, None, f" (the tree's, from {api.recipe})")
+    copied_from = {str(seen / _copy_name(source)): source for source in api.sources_for(android=android)
+                   if source in copies}
+    return _Sources(compiled, api.defines, None, f" (the tree's, from {api.recipe})", copied_from)
 
 
 def _copy_name(source: str) -> str:
@@ -307,9 +312,14 @@ def _compile_steps(cxx: str, cxxflags: tuple[str, ...], tree_src: PurePosixPath,
     """One compile per source, side by side; the tree's sources see the recipe's defines and
     the headers an app compiles against."""
     steps = []
+    maps_paths = any(flag.startswith(FILE_PREFIX_MAP) for flag in cxxflags)
     for source, obj in sources.compiled:
-        argv = (cxx, *cxxflags, *sources.defines, *(f"-I{tree_src / directory}" for directory in JNI_HEADER_DIRS),
-                "-c", source, "-o", obj)
+        # an adapted copy lives in the output directory: its __FILE__ names the tree's source, as
+        # the tree's root maps to "." (reproducible.py), or the output's path would be in the object
+        as_tree = (prefix_maps({PurePosixPath(source): f"./{sources.copied_from[source]}"})
+                   if maps_paths and source in sources.copied_from else ())
+        argv = (cxx, *cxxflags, *as_tree, *sources.defines,
+                *(f"-I{tree_src / directory}" for directory in JNI_HEADER_DIRS), "-c", source, "-o", obj)
         # an adapted copy's name is the tree path with "__" for "/": its last part is the file's name
         what = "native methods" if sources.generated_source is not None else PurePosixPath(source).name.split("__")[-1]
         steps.append(Step(f"compile the JNI library's {what} ({target})", argv, PurePosixPath(obj).parent,
