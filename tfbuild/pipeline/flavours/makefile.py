@@ -210,10 +210,7 @@ def plan(request: PlanRequest) -> BuildPlan:
     artifacts = tuple(
         Artifact(path=_makefile_path(layout, spec.path), name=spec.name, kind=spec.kind) for spec in profile.artifacts
     )
-    clang = None
-    if adapter is not None and adapter.clang is not None:
-        assert layout.ndk is not None
-        clang = clang_toolchain(layout.ndk, host, adapter.clang, "ccache" if layout.ccache else None)
+    clang = _ndk_clang(adapter, layout, host)
     size = _size_profile(request, clang.build.linker if clang else profile.linker)
     profile_mk = _profile_makefile(request, size)
     lite = _lite_files(request, layout)
@@ -256,6 +253,15 @@ def plan(request: PlanRequest) -> BuildPlan:
         page_size=profile.ndk_clang.page_size if clang is not None and profile.ndk_clang is not None else None,
         tree_leftovers=(_RENAMED_PROTOBUF,) if makefile.renames_protobuf() else (),
     )
+
+
+def _ndk_clang(adapter: NdkAdapter | None, layout: BuildLayout, host: str) -> ClangToolchain | None:
+    """The NDK's clang as the build runs it, when the adapter builds with clang (None: no NDK, or
+    an old NDK's GCC)."""
+    if adapter is None or adapter.clang is None:
+        return None
+    assert layout.ndk is not None
+    return clang_toolchain(layout.ndk, host, adapter.clang, "ccache" if layout.ccache else None)
 
 
 def _with_fixups(makefile: _Makefile, steps: tuple[Step, ...],

@@ -21,6 +21,9 @@ DOWNLOADS_DIR=tensorflow/contrib/makefile/downloads
 for dir in eigen gemmlowp googletest nsync re2 fft2d double_conversion absl protobuf; do
   mkdir -p "${DOWNLOADS_DIR}/${dir}"
 done
+# Eigen is headers only and the stand-in's sources include none; like a finished download, its
+# directory is not empty (tfbuild refuses a downloads/ whose eigen is).
+echo "Eigen stand-in of a tfbuild test tree: no headers needed." > "${DOWNLOADS_DIR}/eigen/COPYING.README"
 
 NSYNC="${DOWNLOADS_DIR}/nsync"
 mkdir -p "${NSYNC}/public" "${NSYNC}/internal" "${NSYNC}/platform/posix" "${NSYNC}/builds"
