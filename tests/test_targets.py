@@ -208,3 +208,13 @@ def test_builds_here_says_what_this_machine_has(tmp_path):
                           env=env, check=True)
     pi = next(target for target in json.loads(done.stdout) if target["name"] == "pi-armv7")
     assert pi["builds_here"] is True and pi["builds_here_detail"] == "yes (arm-linux-gnueabihf-g++)"
+
+
+def test_the_launchers_the_records_make_are_the_known_commands():
+    """The launchers as the data makes them, spelled out: what verify runs each target's programs with."""
+    assert get_target("linux-x86_64").launcher == ()
+    assert get_target("pi-armv7").launcher == ("qemu-arm", "-L", "/usr/arm-linux-gnueabihf")
+    assert get_target("linux-riscv64").launcher == ("qemu-riscv64", "-L", "/usr/riscv64-linux-gnu")
+    assert get_target("android-arm64").launcher == ("qemu-aarch64",)  # a static runner: no system root
+    assert get_target("android-armv7").launcher == ("qemu-arm",)
+    assert get_target("ios-arm64").launcher is None
