@@ -203,3 +203,15 @@ def test_a_mirror_named_outright_is_an_override_and_says_what_was_not_checked(wo
     unknown = run_cli("vendor", "--source", str(world / "tf"), "--mirror", f"nowhere={mirror}", "--dry-run", cwd=tmp_path)
     assert unknown.returncode == 4
     assert "the workspace declares no archive named nowhere" in unknown.stderr
+
+
+@pytest.mark.parametrize("inside", [".", "third_party/vendor"])
+def test_a_vendor_directory_in_the_tree_is_refused_before_anything_is_written(world, tmp_path, inside):
+    tree = tmp_path / "tf"
+    shutil.copytree(world / "tf", tree, symlinks=True)
+    before = sorted(path.relative_to(tree) for path in tree.rglob("*") if ".git" not in path.parts)
+    done = run_cli("vendor", "--source", str(tree), "--mirrors", str(world / "mirrors"),
+                   "--out-dir", str(tree / inside), cwd=tmp_path)
+    assert done.returncode == 2, done.stderr
+    assert "the vendor directory is inside the source tree" in done.stderr
+    assert sorted(path.relative_to(tree) for path in tree.rglob("*") if ".git" not in path.parts) == before

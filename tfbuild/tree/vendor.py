@@ -226,7 +226,13 @@ def read_record(directory: Path) -> VendorRecord:
 
 def lay_out(root: Path, sources: Sequence[Source], out: Path) -> tuple[VendorRecord, list[Source]]:
     """Write the repository cache and the overrides for ``sources`` into ``out``, and the record;
-    returns it with the sources as laid out (a remade archive whose bytes differ becomes an override)."""
+    returns it with the sources as laid out (a remade archive whose bytes differ becomes an override).
+    An ``out`` that is the tree or inside it is refused before anything is written: the user's
+    checkout is never a place for tfbuild's files."""
+    tree, where = root.resolve(), out.resolve()
+    if where == tree or tree in where.parents:
+        raise ConfigError(f"{out}: the vendor directory is inside the source tree {root}",
+                          hint="pass --out-dir outside the tree")
     out.mkdir(parents=True, exist_ok=True)
     done: list[Source] = []
     for planned in sources:
