@@ -71,6 +71,12 @@ SAMPLES: dict[str, tuple[list[str], str, str | None, object]] = {
     "java_package": (["com.example.app"], "com.example.app", '"com.example.app"', "com.example.app"),
     "jni_library": (["app_tf"], "app_tf", '"app_tf"', "app_tf"),
     "java_api": (["tfbuild"], "tfbuild", '"tfbuild"', "tfbuild"),
+    "mirrors": (["git"], "git", '"git"', "{cwd}/git"),
+    "mirror_mappings": (["zlib_archive=m/zlib@v1.2.11", "fft2d=m/fft2d@HEAD:src"],
+                        "zlib_archive=m/zlib@v1.2.11 fft2d=m/fft2d@HEAD:src",
+                        '["zlib_archive=m/zlib@v1.2.11", "fft2d=m/fft2d@HEAD:src"]',
+                        [{"name": "zlib_archive", "mirror": "{cwd}/m/zlib", "ref": "v1.2.11", "subdir": ""},
+                         {"name": "fft2d", "mirror": "{cwd}/m/fft2d", "ref": "HEAD", "subdir": "src"}]),
 }
 # --app needs a tfbuild.toml that declares the app: every run has one (without a target, the
 # app's targets are not checked).
@@ -106,9 +112,15 @@ def flag_args(option: Option[object]) -> list[str]:
 
 
 def expected(option: Option[object], cwd: Path) -> object:
-    value = SAMPLES[option.name][3]
+    return _filled(SAMPLES[option.name][3], cwd)
+
+
+def _filled(value: object, cwd: Path) -> object:
+    """``value`` with ``{cwd}`` filled in every string, inside lists and objects too."""
     if isinstance(value, list):
-        return [item.format(cwd=cwd) if isinstance(item, str) else item for item in value]
+        return [_filled(item, cwd) for item in value]
+    if isinstance(value, dict):
+        return {key: _filled(item, cwd) for key, item in value.items()}
     return value.format(cwd=cwd) if isinstance(value, str) else value
 
 
@@ -128,7 +140,7 @@ def test_every_option_has_a_sample_and_a_real_declaration():
         if option.kind.switch:
             assert not option.value_name, option.name
         else:  # a name for what the flag takes, never a Python type
-            assert re.fullmatch(r"[A-Za-z0-9:/|,._]+", option.value_name), (option.name, option.value_name)
+            assert re.fullmatch(r"[A-Za-z0-9:/|,._=]+", option.value_name), (option.name, option.value_name)
             assert "[" not in option.value_name and "<" not in option.value_name
 
 

@@ -12,8 +12,10 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path, PurePosixPath
 
 import pytest
@@ -196,7 +198,7 @@ def test_a_mirror_named_outright_is_an_override_and_says_what_was_not_checked(wo
                    cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     lines = {line.split()[0]: line for line in done.stdout.splitlines()[:3]}
-    assert lines["tinyhash"].split()[1] == "override" and "named by --mirror: not checked against the pin" in lines["tinyhash"]
+    assert lines["tinyhash"].split()[1] == "override" and "named outright (--mirror, [vendor] mirror): not checked against the pin" in lines["tinyhash"]
     assert "declared outside the tree: no pin to check; its include/" in lines["rules_elsewhere"]
     assert (tmp_path / "v" / OVERRIDES_DIR / "rules_elsewhere" / "tinyfmt.h").is_file()  # the commit's include/
     assert read_record(tmp_path / "v").overrides == ("tinyhash", "tinyfmt", "rules_elsewhere")
@@ -215,3 +217,83 @@ def test_a_vendor_directory_in_the_tree_is_refused_before_anything_is_written(wo
     assert done.returncode == 2, done.stderr
     assert "the vendor directory is inside the source tree" in done.stderr
     assert sorted(path.relative_to(tree) for path in tree.rglob("*") if ".git" not in path.parts) == before
+
+
+def _files(directory: Path) -> dict[str, bytes]:
+    return {str(path.relative_to(directory)): path.read_bytes() for path in sorted(directory.rglob("*")) if path.is_file()}
+
+
+def test_a_directory_that_is_not_a_vendor_directory_is_refused_and_left_as_it_was(world, tmp_path):
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "notes.txt").write_text("the user's\n")
+    done = run_cli("vendor", "--source", str(world / "tf"), "--mirrors", str(world / "mirrors"),
+                   "--out-dir", str(mine), cwd=tmp_path)
+    assert done.returncode == 2, done.stderr
+    assert "holds files and no vendor.json, so it is not a vendor directory to replace" in done.stderr
+    assert _files(mine) == {"notes.txt": b"the user's\n"}
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["mine"]
+
+
+def test_a_stopped_vendor_run_leaves_the_earlier_directory_whole_and_no_partial_one(world, tmp_path):
+    """SIGTERM (a CI cancel) while an override is being laid out: the earlier vendor directory is as
+    it was, nothing half-laid-out is left beside it, and the exit code is the shell's 143."""
+    first = run_cli("vendor", "--source", str(world / "tf"), "--mirrors", str(world / "mirrors"), "--out-dir", "v",
+                    cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    earlier = _files(tmp_path / "v")
+    # A git that announces listing a commit and then takes its time: the stop lands mid-layout.
+    real_git = shutil.which("git")
+    assert real_git is not None
+    slow = tmp_path / "bin"
+    slow.mkdir()
+    marker = tmp_path / "archiving"
+    (slow / "git").write_text(
+        "#!/bin/sh\n"
+        f'for word in "$@"; do if [ "$word" = ls-tree ]; then touch "{marker}"; sleep 60; fi; done\n'
+        f'exec "{real_git}" "$@"\n')
+    (slow / "git").chmod(0o755)
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT), "PATH": f"{slow}:{os.environ['PATH']}"}
+    process = subprocess.Popen([sys.executable, "-m", "tfbuild", "vendor", "--source", str(world / "tf"), "--mirrors",
+                                str(world / "mirrors"), "--out-dir", "v"], cwd=tmp_path, env=env,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        for _ in range(600):
+            if marker.exists() or process.poll() is not None:
+                break
+            time.sleep(0.1)
+        assert marker.exists(), process.communicate()
+        process.send_signal(signal.SIGTERM)
+        _, stderr = process.communicate(timeout=60)
+    finally:
+        process.kill()
+    assert process.returncode == 143, stderr
+    assert _files(tmp_path / "v") == earlier
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["archiving", "bin", "v"]
+
+
+def test_the_mirror_table_in_tfbuild_toml_is_read_relative_to_the_file(world, tmp_path):
+    """A company's CI keeps ``[vendor]`` next to the tree: the directory of mirrors, and the
+    mappings for what GitHub does not serve, each DIR relative to tfbuild.toml."""
+    project = tmp_path / "project"
+    shutil.copytree(world / "mirrors" / "acme+tinyhash", project / "kept" / "tinyhash-mirror")
+    config = project / "tfbuild.toml"
+    config.write_text(f'[build]\nsource = "{world / "tf"}"\n\n[vendor]\nmirrors = "{world / "mirrors"}"\n'
+                      'mirror = ["tinyhash=kept/tinyhash-mirror@HEAD"]\n')
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT), "TFBUILD_CONFIG": str(config)}
+    done = subprocess.run([sys.executable, "-m", "tfbuild", "vendor", "--dry-run"], cwd=elsewhere, env=env,
+                          capture_output=True, text=True, timeout=600, check=False)
+    assert done.returncode == 0, done.stderr
+    lines = {line.split()[0]: line for line in done.stdout.splitlines()[:2]}
+    assert lines["tinyhash"].split()[1] == "override"
+    assert f"{project / 'kept' / 'tinyhash-mirror' / '.git'}@HEAD" in lines["tinyhash"]
+    assert lines["tinyfmt"].split()[1] == "override" and str(world / "mirrors" / "acme+tinyfmt") in lines["tinyfmt"]
+
+    config.write_text(f'[build]\nsource = "{world / "tf"}"\n\n[vendor]\nmirror = ["tinyhash"]\n')
+    bad = subprocess.run([sys.executable, "-m", "tfbuild", "vendor", "--dry-run"], cwd=elsewhere, env=env,
+                         capture_output=True, text=True, timeout=600, check=False)
+    assert bad.returncode == 2, bad.stderr
+    [error] = [line for line in bad.stderr.splitlines() if line.startswith("error: ")]
+    assert "[vendor] mirror" in error and "'tinyhash' is not NAME=DIR[@REF[:SUBDIR]]" in error

@@ -68,3 +68,19 @@ def test_the_dry_run_tells_a_cold_build_from_a_rebuild(tf1_tree, model, tmp_path
     other = work(capsys.readouterr().out)
     assert other["build TensorFlow (linux-x86_64)"] == (
         f"compiles all {total} TensorFlow objects: the {total} built before used other flags and are removed first")
+
+    # An nsync.a with no record of its flags (TensorFlow's own compile_nsync.sh made it, or a tfbuild
+    # from before the record): the dry run says it is compiled again, and the build does so.
+    [stamp] = (tf1_tree / "tensorflow/contrib/makefile/downloads/nsync/builds").glob("*.tfbuild-flags.sha256")
+    stamp.unlink()
+    assert main(build_argv(tf1_tree, model, out, "--dry-run")) == 0
+    unrecorded = work(capsys.readouterr().out)["build nsync (host)"]
+    assert unrecorded.startswith("compiles nsync") and unrecorded.endswith("none were recorded: removed first)")
+    assert main(build_argv(tf1_tree, model, out)) == 0, capsys.readouterr().err[-3000:]
+    capsys.readouterr()
+    log = (out / "linux-x86_64.build.log").read_text()
+    assert "no record of the flags of earlier builds in this tree: removing" in log
+    assert "build nsync (host): skipped" not in log
+    assert stamp.is_file()
+    assert main(build_argv(tf1_tree, model, out, "--dry-run")) == 0
+    assert work(capsys.readouterr().out)["build nsync (host)"].startswith("reuses what an earlier build made")

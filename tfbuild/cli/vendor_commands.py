@@ -8,35 +8,31 @@ from pathlib import Path
 import typer
 
 from tfbuild.cli import app
-from tfbuild.cli.option_flags import source_tree, takes_options
+from tfbuild.cli.option_flags import require_source, resolve, takes_options
 from tfbuild.cli.output import plain, print_json, stdout_console
-from tfbuild.pipeline.declarations.options import SOURCE, Flags
+from tfbuild.pipeline.declarations.options import MIRROR_MAPPINGS, MIRRORS, SOURCE, Flags
 
-_MIRRORS_HELP = "A directory of git mirrors (OWNER+NAME, OWNER/NAME or NAME clones, bare or not)."
-_MIRROR_HELP = "The repository NAME comes from the git mirror DIR, at REF (default: its URL's); repeat."
 _REPOSITORY_HELP = "Lay out only this repository (repeat; default: every one the workspace declares)."
 _OUT_HELP = "Where to lay them out (the --vendor-dir of 'tfbuild build')."
 
 
 @app.command("vendor")
-@takes_options((SOURCE, "TensorFlow tree whose workspace declares the repositories."))
+@takes_options((SOURCE, "TensorFlow tree whose workspace declares the repositories."), MIRRORS, MIRROR_MAPPINGS)
 def vendor(
-    mirrors: Path | None = typer.Option(None, "--mirrors", metavar="DIR", help=_MIRRORS_HELP),
-    mirror: list[str] = typer.Option([], "--mirror", metavar="NAME=DIR", help=_MIRROR_HELP),
     repository: list[str] = typer.Option([], "--repository", metavar="NAME", help=_REPOSITORY_HELP),
     out: Path = typer.Option(Path("tfbuild-vendor"), "--out-dir", "-o", metavar="DIR", help=_OUT_HELP),
     dry_run: bool = typer.Option(False, "--dry-run", help="List each repository and where it would come from."),
     as_json: bool = typer.Option(False, "--json", help="Print the repositories as JSON."),
-    flags: Flags = Flags(),  # noqa: B008 (--source: takes_options makes it)
+    flags: Flags = Flags(),  # noqa: B008 (--source, --mirrors, --mirror: takes_options makes them)
 ) -> None:
     """Lay out what a Bazel build of the tree fetches, from local git mirrors: GitHub archives
     remade byte for byte into a repository cache, the rest as overridden repositories; repositories
     without a mirror are named in one line. A mirror lacking a pinned commit is an error."""
-    from tfbuild.tree.vendor import lay_out, parse_mapping, plan_sources
+    from tfbuild.tree.vendor import lay_out, plan_sources
 
-    root = source_tree(flags)
-    sources = plan_sources(root, mirrors=mirrors, mappings=[parse_mapping(text) for text in mirror],
-                           only=tuple(repository))
+    values = resolve(flags, require_target=False).values
+    root = require_source(values[SOURCE])
+    sources = plan_sources(root, mirrors=values[MIRRORS], mappings=values[MIRROR_MAPPINGS], only=tuple(repository))
     if not dry_run:
         _, sources = lay_out(root, sources, out)
     missing = [source.repository.name for source in sources if source.how == "missing"]

@@ -44,14 +44,16 @@ def work_lines(plan: BuildPlan, root: Path, *, edited: Mapping[str, str] | None 
 
 def _step_work(plan: BuildPlan, step: Step, root: Path, src: PurePosixPath, edited: Mapping[str, str]) -> str:
     here = _on_host(step.skip_if_exists, root, src) if step.skip_if_exists is not None else None
-    if here is not None and here.exists():
+    stale = _made_with_other_flags(plan, step, root, src)
+    if here is not None and here.exists() and not stale:
         return f"reuses what an earlier build made ({_shown(here, root)} is there): nothing compiled"
     if step.name == DOWNLOAD_STEP:
         return "downloads the dependencies' sources (nothing compiled)"
     if step.name.startswith("build protobuf"):
         return f"compiles protobuf: {_protobuf_sources(root)}"
     if step.name.startswith("build nsync"):
-        return f"compiles nsync: {_nsync_sources(root)}"
+        again = " (the one built before used other flags, or none were recorded: removed first)" if stale else ""
+        return f"compiles nsync: {_nsync_sources(root)}{again}"
     if step.name.startswith("build TensorFlow"):
         return _tensorflow(plan, step, root, edited)
     return ""
@@ -82,6 +84,20 @@ def _same_flags(plan: BuildPlan, root: Path) -> bool:
     stamp, digest = forget.argv[4], forget.argv[5]
     path = root / stamp
     return path.is_file() and path.read_text(encoding="utf-8", errors="replace").strip() == digest
+
+
+def _made_with_other_flags(plan: BuildPlan, step: Step, root: Path, src: PurePosixPath) -> bool:
+    """Whether the forget step just before ``step`` (an nsync build's) will remove what ``step``
+    would reuse: it is there, and the stamp beside it does not hold this plan's digest."""
+    index = plan.steps.index(step)
+    forget = plan.steps[index - 1] if index else None
+    if forget is None or step.skip_if_exists is None or not forget.name.startswith("forget "):
+        return False
+    stamp, digest, built = forget.argv[4], forget.argv[5], forget.argv[6:]
+    if not any((path := _on_host(PurePosixPath(made), root, src)) is not None and path.exists() for made in built):
+        return False
+    on_host = _on_host(PurePosixPath(stamp), root, src)
+    return on_host is None or not on_host.is_file() or on_host.read_text(encoding="utf-8", errors="replace") != digest
 
 
 def _protobuf_sources(root: Path) -> str:

@@ -19,7 +19,10 @@ for archives GitHub does not serve). Then, in order of trust:
   A mirror that exists but lacks the pinned commit is an error: the pin is the point.
 
 ``vendor.json`` in the output directory records the result; the Bazel flavour reads it
-(``--vendor-dir``) and turns it into flags (:meth:`VendorRecord.bazel_flags`).
+(``--vendor-dir``) and turns it into flags (:meth:`VendorRecord.bazel_flags`). The directory is
+made beside its place and put there whole at the end, so a stop (Ctrl-C, SIGTERM, an error)
+leaves the earlier vendor directory as it was and no half-laid-out one; a directory that is
+neither empty nor a vendor directory is refused, never written into.
 """
 
 from __future__ import annotations
@@ -33,13 +36,16 @@ import os
 import re
 import shutil
 import subprocess
+import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Literal
 
 from tfbuild.errors import ConfigError, InputFileError, SourceTreeError
+from tfbuild.stop_signals import deferred
 from tfbuild.tree.external_repos import ExternalRepository, external_repositories, label_path
+from tfbuild.tree.mirror_mapping import MirrorMapping
 
 RECORD_NAME = "vendor.json"
 LACKING_NAME = "tfbuild-lacking-files.txt"
@@ -47,28 +53,6 @@ LACKING_NAME = "tfbuild-lacking-files.txt"
 CACHE_DIR = "repository-cache"
 OVERRIDES_DIR = "overrides"
 How = Literal["cache", "override", "missing"]
-
-
-@dataclass(frozen=True)
-class MirrorMapping:
-    """``--mirror NAME=DIR[@REF]``: the repository ``NAME`` comes from the git mirror ``DIR``, at
-    ``REF`` (default: the ref in its GitHub URL)."""
-
-    name: str
-    mirror: Path
-    ref: str | None
-    subdir: str = ""
-    """``NAME=DIR@REF:SUBDIR``: the repository is this directory of the commit (a mirror that keeps
-    the archive's files below its own top, as Android's mirror of fft2d does)."""
-
-
-def parse_mapping(text: str) -> MirrorMapping:
-    name, sep, rest = text.partition("=")
-    if not sep or not name or not rest:
-        raise ConfigError(f"--mirror {text}: expected NAME=DIR, NAME=DIR@REF or NAME=DIR@REF:SUBDIR")
-    directory, at, ref = rest.rpartition("@") if "@" in rest else (rest, "", "")
-    ref, _, subdir = ref.partition(":")
-    return MirrorMapping(name, Path(directory), ref if at and ref else None, subdir.strip("/"))
 
 
 @dataclass(frozen=True)
@@ -180,8 +164,8 @@ def _source(repository: ExternalRepository, mapping: MirrorMapping | None, index
         return Source(repository, "cache", mirror, ref, commit, note="if the remade archive's sha256 is the pin")
     note = "a commit pins the files" if re.fullmatch(r"[0-9a-f]{40}", ref) else "a tag: files not checked"
     if not exact:
-        note = ("named by --mirror: not checked against the pin" if repository.urls
-                else "named by --mirror, declared outside the tree: no pin to check")
+        note = ("named outright (--mirror, [vendor] mirror): not checked against the pin" if repository.urls
+                else "named outright, declared outside the tree: no pin to check")
     subdir = mapping.subdir if mapping is not None else ""
     return Source(repository, "override", mirror, ref, commit, note=note + (f"; its {subdir}/" if subdir else ""),
                   subdir=subdir)
@@ -227,13 +211,52 @@ def read_record(directory: Path) -> VendorRecord:
 def lay_out(root: Path, sources: Sequence[Source], out: Path) -> tuple[VendorRecord, list[Source]]:
     """Write the repository cache and the overrides for ``sources`` into ``out``, and the record;
     returns it with the sources as laid out (a remade archive whose bytes differ becomes an override).
-    An ``out`` that is the tree or inside it is refused before anything is written: the user's
-    checkout is never a place for tfbuild's files."""
+    An ``out`` that is the tree or inside it, or that holds anything but an earlier vendor
+    directory, is refused before anything is written: neither the user's checkout nor their
+    files are a place for tfbuild's. ``out`` is laid out beside its place and swapped in whole."""
     tree, where = root.resolve(), out.resolve()
     if where == tree or tree in where.parents:
         raise ConfigError(f"{out}: the vendor directory is inside the source tree {root}",
                           hint="pass --out-dir outside the tree")
-    out.mkdir(parents=True, exist_ok=True)
+    _check_replaceable(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".partial", dir=out.parent))
+    try:
+        laid_out = _lay_out_into(root, sources, staging)
+        _swap_in(staging, out)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)  # gone already when the swap happened
+    return laid_out
+
+
+def _check_replaceable(out: Path) -> None:
+    """``out`` may be replaced when it is absent, an empty directory or an earlier vendor directory."""
+    if not out.exists() and not out.is_symlink():
+        return
+    if out.is_symlink() or not out.is_dir():
+        raise ConfigError(f"{out}: not a directory", hint="pass --out-dir a new or empty directory")
+    if (out / RECORD_NAME).is_file() or not any(out.iterdir()):
+        return
+    raise ConfigError(f"{out}: holds files and no {RECORD_NAME}, so it is not a vendor directory to replace",
+                      hint="pass --out-dir a new or empty directory, or an earlier vendor directory")
+
+
+def _swap_in(staging: Path, out: Path) -> None:
+    """Put ``staging`` at ``out``, the earlier vendor directory removed only once the new one is there;
+    a stop signal waits until both renames are done."""
+    with deferred():
+        if out.exists():
+            earlier = out.with_name(f".{out.name}.earlier-{os.getpid()}")
+            out.rename(earlier)
+            staging.rename(out)
+        else:
+            earlier = None
+            staging.rename(out)
+    if earlier is not None:
+        shutil.rmtree(earlier, ignore_errors=True)
+
+
+def _lay_out_into(root: Path, sources: Sequence[Source], out: Path) -> tuple[VendorRecord, list[Source]]:
     done: list[Source] = []
     for planned in sources:
         source = planned

@@ -39,6 +39,7 @@ from tfbuild.pipeline.outputs.android.names import (
 )
 from tfbuild.pipeline.planning.protobuf_runtime import RUNTIMES, ProtobufRuntime
 from tfbuild.resources import toolchains_dir
+from tfbuild.tree.mirror_mapping import MirrorMapping, parse_mapping
 from tfbuild.tree.mobile_types import MOBILE_TYPES_MODES, MobileTypesMode
 
 T_co = TypeVar("T_co", covariant=True)
@@ -260,6 +261,12 @@ def _checked(where: str, check: Callable[[], object]) -> None:
         raise ConfigError(f"{where}: {error.message}", hint=error.hint) from None
 
 
+def _as_mirror_mappings(raw: object, where: str, base: Path) -> tuple[MirrorMapping, ...]:
+    """``NAME=DIR[@REF[:SUBDIR]]`` words; a relative DIR is relative to ``base`` (tfbuild.toml's
+    directory for the file's table)."""
+    return tuple(parse_mapping(word, where=where, base=base) for word in _as_words(raw, where, base))
+
+
 STR = Kind(as_str, str, str, "TEXT")
 NAME = Kind(as_name, str, str, "NAME")
 PATH = Kind(as_path, Path, Path, "PATH")
@@ -281,3 +288,4 @@ JNI_LIBRARY = Kind(_as_jni_library, str, str, "NAME")
 JAVA_API = Kind(_as_java_api, str, str, "|".join(JAVA_APIS))
 CACHE_URL = Kind(_as_cache_url, str, str, "URL")
 DISTCC_HOSTS = Kind(_as_distcc_hosts, tuple[str, ...], str, "HOST:PORT/LIMIT", repeat=True)
+MIRROR_MAPPINGS = Kind(_as_mirror_mappings, tuple[str, ...], str, "NAME=DIR", repeat=True)

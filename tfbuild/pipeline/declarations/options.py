@@ -44,6 +44,7 @@ from tfbuild.pipeline.declarations.option_kinds import Kind, choice_help
 from tfbuild.pipeline.outputs.android.names import DEFAULT_JAVA_PACKAGE, DEFAULT_JNI_LIBRARY, JAVA_APIS, JavaApi
 from tfbuild.pipeline.planning.protobuf_runtime import FULL, LITE, RUNTIMES, ProtobufRuntime
 from tfbuild.pipeline.planning.reproducible import EPOCH_VARIABLE
+from tfbuild.tree.mirror_mapping import MirrorMapping
 from tfbuild.tree.mobile_types import MOBILE_TYPES_MODES, MobileTypesMode
 
 CONFIG_FILE_NAME = "tfbuild.toml"
@@ -292,12 +293,22 @@ JNI_LIBRARY: Option[str] = Option(
     "JNI library name, lib<name>.so (Android).", ("TFBUILD_JNI_LIBRARY",),
     table="android")
 
+MIRRORS: Option[Path | None] = Option(
+    "mirrors", kinds.PATH, None,
+    "A directory of git mirrors (OWNER+NAME, OWNER/NAME or NAME clones, bare or not) 'tfbuild vendor' "
+    "takes the tree's external repositories from.", ("TFBUILD_VENDOR_MIRRORS",), table="vendor", metavar="DIR")
+MIRROR_MAPPINGS: Option[tuple[MirrorMapping, ...]] = Option(
+    "mirror_mappings", kinds.MIRROR_MAPPINGS, (),
+    "The repository NAME comes from the git mirror DIR (NAME=DIR[@REF[:SUBDIR]]), at REF (default: its URL's); "
+    "repeat. In tfbuild.toml a list, each DIR relative to the file.", ("TFBUILD_VENDOR_MIRROR",), table="vendor",
+    key="mirror", flags=("--mirror",))
+
 OPTIONS: tuple[Option[object], ...] = (
     TARGET, APP, MODELS, OUTPUT_NODES, SOURCE, FLAVOUR, OUTPUT_DIR, LOCAL, DRY_RUN, PROTOBUF_RENAME, JOBS, TIMEOUT,
     CACHE_PREFIX, BASE_IMAGE, OP_SOURCES, OPS_LIBRARY_NAME, EXTRA_CFLAGS, SIZE_PROFILE, PROTOBUF_RUNTIME,
     PER_FILE_SELECTION,
     SOURCE_DATE_EPOCH, REMOTE_CACHE, DISTCC_HOSTS, VENDOR_DIR, ANALYSIS_ONLY, DEFAULT_OPS, GRANULARITY, SDK, NDK,
-    API_LEVEL, BUILD_TOOLS, NDK_API_LEVEL, MOBILE_TYPES, JAVA_API, JAVA_PACKAGE, JNI_LIBRARY,
+    API_LEVEL, BUILD_TOOLS, NDK_API_LEVEL, MOBILE_TYPES, JAVA_API, JAVA_PACKAGE, JNI_LIBRARY, MIRRORS, MIRROR_MAPPINGS,
 )
 """Every build option, in the order help and ``config show`` list them."""
 _BY_NAME = {option.name: option for option in OPTIONS}

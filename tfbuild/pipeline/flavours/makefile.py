@@ -143,6 +143,12 @@ __all__ = [
 DOWNLOADS = f"{MAKEFILE_DIR}/downloads"
 HOST_PROTOBUF_PREFIX = "gen/protobuf-host"
 PROTOBUF_CROSS_TAG = "protobuf-cross"
+NSYNC_TAG = "nsync"
+"""The tag of a ``compile_nsync.sh`` step, for host or target: its archive is reused only when the
+same command (after fix-ups) made it (:func:`_forget_stale_nsync`)."""
+NSYNC_FLAGS_STAMP = ".tfbuild-flags.sha256"
+"""Appended to an nsync build directory's path: the file beside it that holds the digest of the
+command that built it."""
 """The tag of a step that configures protobuf for another host from a copy of its sources."""
 PROTOBUF_PROGRAMS = ("autoreconf", "libtoolize", "automake", "make")
 """What building protobuf from source runs: its ``autogen.sh`` (autotools), then make."""
@@ -218,6 +224,7 @@ def plan(request: PlanRequest) -> BuildPlan:
     steps, fixups = _with_fixups(
         makefile, makefile.steps(size, profile_mk, layout.out / PROFILE_MAKEFILE if profile_mk else None, lite),
         _fixup_values(clang, layout, request.profile.arch))
+    steps = _forget_stale_nsync(steps)
     version = makefile.version
     generated = (header_file(request), tree_header_file(request), *((profile_mk,) if profile_mk else ()),
                  *(lite.files if lite else ()), *_selection_files(request), *(version.files if version else ()))
@@ -453,6 +460,7 @@ class _Makefile:
                 (f"{MAKEFILE_DIR}/compile_nsync.sh",),
                 self.src,
                 skip_if_exists=self.mk / self.profile.nsync.host_lib,
+                tags=frozenset({NSYNC_TAG}),
             ),
         ]
         if self.profile.nsync.lib != self.profile.nsync.host_lib:
@@ -493,7 +501,7 @@ class _Makefile:
 
     def _target_nsync_step(self) -> Step:
         profile, env = self.profile, dict(self.env)
-        tags = set(self.tags)
+        tags = {*self.tags, NSYNC_TAG}
         if self.request.profile.platform is Platform.ANDROID:
             tags.add(NSYNC_ANDROID_TAG)
         if self.clang is not None:
@@ -806,6 +814,30 @@ def _forget_stale_objects(make_argv: tuple[str, ...], made_by: str, src: PurePos
         ),
         src,
     )
+
+
+def _forget_stale_nsync(steps: tuple[Step, ...]) -> tuple[Step, ...]:
+    """``steps`` with a forget step before each nsync build: ``compile_nsync.sh`` is skipped when
+    its ``nsync.a`` exists, and its make reuses the objects in the build directory, so an nsync
+    built by another command (another compiler, or before the ``-fPIC`` a Java-VM library links
+    needs) would be linked as it is. The step's command and environment after fix-ups are the
+    digest; another digest, or none recorded (an nsync built by TensorFlow's script or an older
+    tfbuild), removes the build directory, 13 sources to compile again."""
+    planned: list[Step] = []
+    for step in steps:
+        if NSYNC_TAG in step.tags and step.skip_if_exists is not None:
+            builds = step.skip_if_exists.parent
+            made_by = (*step.argv, *(f"{name}={value}" for name, value in sorted(step.env.items())))
+            digest = hashlib.sha256("\0".join(made_by).encode()).hexdigest()
+            built = step.name.partition(" [fix-up: ")[0].removeprefix("build ")  # named as planned, not as fixed
+            planned.append(Step(
+                f"forget {built} built with other flags",
+                ("bash", "-c", render("steps/forget_stale_objects.sh"), "bash",
+                 f"{builds}{NSYNC_FLAGS_STAMP}", digest, str(builds)),
+                step.workdir,
+            ))
+        planned.append(step)
+    return tuple(planned)
 
 
 def _makefile_path(layout: BuildLayout, relative: str) -> PurePosixPath:
