@@ -346,3 +346,21 @@ def test_plan_notes_are_typed_and_print_as_kind_then_text(world):
     first = plan.notes[0]
     assert first.text.startswith("Android NDK r26 (26.1.10909125) has no GCC toolchains")
     assert f"  note: Android NDK: {first.text}\n" in plan_text(plan)
+
+
+@pytest.mark.parametrize("levels, linked", [((21, 34), 23), ((21,), 21)], ids=["ndk-has-23", "ndk-has-21-only"])
+def test_the_jni_library_links_against_the_bionic_of_the_apps_lowest_api_level(world, tmp_path, levels, linked):
+    """TensorFlow's objects are compiled for the Makefile's API 21; the JNI library links against
+    the stubs of --ndk-api-level (bionic has __cxa_thread_atexit_impl, which TF 1.15+'s
+    thread_local destructors need, only from API 23), when the NDK has them."""
+    ndk = make_ndk(tmp_path / "ndk", revision=NDK_R26, api_levels=levels)
+    plan = plan_for(world, "android-arm64", "makefile", ndk=str(ndk), ndk_api_level=23, java_api="tfbuild")
+    link = next(step for step in plan.steps if step.name.startswith("link libtensorflow_inference.so"))
+    make = next(step for step in plan.steps if step.name.startswith("build TensorFlow"))
+    assert f"--target=aarch64-linux-android{linked}" in link.argv
+    assert not any(word.startswith("--target=") and word != f"--target=aarch64-linux-android{linked}"
+                   for word in link.argv)
+    assert any("--target=aarch64-linux-android21" in word for word in make.argv)  # the objects: API 21
+    said = [note.text for note in plan.notes if "bionic stubs" in note.text]
+    assert said == ([] if linked == 23 else
+                    ["linked against API 21's bionic stubs, the objects' level: the NDK has none for API 23"])

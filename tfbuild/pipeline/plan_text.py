@@ -145,5 +145,5 @@ def normalize(text: str, replacements: Mapping[str, str]) -> str:
     masked (a flag digest covers paths), for comparing plans made on different machines or days."""
     for old in sorted(replacements, key=len, reverse=True):
         text = text.replace(old, replacements[old])
-    text = re.sub(r"(tfbuild-build-flags\.sha256 )[0-9a-f]{64}\b", r"\1<flags-digest>", text)
+    text = re.sub(r"(tfbuild-build-flags\.sha256 |\.tfbuild-flags\.sha256 )[0-9a-f]{64}\b", r"\1<flags-digest>", text)
     return re.sub(r"(tfbuild-toolchain:[a-z0-9_.-]+?-)[0-9a-f]{16}\b", r"\1<digest>", text)

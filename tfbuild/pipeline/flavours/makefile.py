@@ -741,6 +741,7 @@ class _Makefile:
             library_kinds=lambda name: adapter.ndk.library_kinds(name, abi, api, host),
             op_files_text=op_files.read_text(encoding="utf-8", errors="replace") if op_files.is_file() else "",
             min_sdk=android.ndk_api_level,
+            ndk_api_levels=adapter.ndk.api_levels,
             tree_root=tree.root,
             tree_api=tree_api,
             lite_protobuf=self.request.options.protobuf_runtime == LITE,

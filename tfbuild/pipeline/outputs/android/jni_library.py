@@ -103,6 +103,9 @@ class JniLibraryRequest:
     min_sdk: int | None = None
     """The lowest API level the app supports (``--ndk-api-level``; None: the toolchain's, 21). At
     :data:`PACKED_RELOCATIONS_API` and above the link packs the library's relocations."""
+    ndk_api_levels: tuple[int, ...] = ()
+    """The API levels whose bionic stubs the NDK has: the library links against ``min_sdk``'s
+    when it is among them, else against the toolchain's."""
     tree_root: Path | None = None
     """The tree on this machine (its Java files are read from there)."""
     tree_api: TreeJavaApi | None = None
@@ -150,10 +153,14 @@ def plan_jni_library(request: JniLibraryRequest) -> JniLibraryPlan:
     min_sdk = max(request.toolchain.api_level, request.min_sdk or request.toolchain.api_level)
     packed, note = _relocations(min_sdk)
     notes.append(note)
+    link_api = min_sdk if min_sdk in request.ndk_api_levels else request.toolchain.api_level
+    if link_api != min_sdk:
+        notes.append(f"linked against API {link_api}'s bionic stubs, the objects' level: the NDK has none for API "
+                     f"{min_sdk}")
     allow, duplicate_note = _duplicate_objects(request.op_files_text)
     notes += [duplicate_note] if duplicate_note else []
     link_argv = (
-        app.cxx, *_target_flags(app.cxxflags), "-shared", "-fPIC", "-o", str(library), *sources.objects,
+        app.cxx, *_link_target_flags(app.cxxflags, link_api), "-shared", "-fPIC", "-o", str(library), *sources.objects,
         f"-Wl,-soname,{file_name}", f"-Wl,-Map={seen / link_map}",
         "-Wl,--whole-archive", *map(str, request.whole_archive), "-Wl,--no-whole-archive",
         *map(str, request.archives),
@@ -376,6 +383,18 @@ _TARGET_WORD = re.compile(r"--target=|--sysroot=|-stdlib=|-march=|-mfloat-abi=|-
 def _target_flags(cxxflags: tuple[str, ...]) -> tuple[str, ...]:
     """The words of the compile flags that a link needs too: target, sysroot, C++ library, ABI."""
     return tuple(word for word in cxxflags if _TARGET_WORD.match(word))
+
+
+_API_SUFFIX = re.compile(r"(--target=[a-z0-9_]+-linux-androideabi|--target=[a-z0-9_]+-linux-android)\d+\Z")
+
+
+def _link_target_flags(cxxflags: tuple[str, ...], min_sdk: int) -> tuple[str, ...]:
+    """:func:`_target_flags` for the library's link, clang's target at ``min_sdk``: the objects are
+    compiled for the Makefile's API level, but the library is linked against the bionic stubs of
+    the lowest API level the app supports, as an app's own build does. That is where a function
+    bionic has only from a later level resolves (``__cxa_thread_atexit_impl``, from API 23, which
+    an NDK's libc++abi may reference strongly)."""
+    return tuple(_API_SUFFIX.sub(lambda found: f"{found.group(1)}{min_sdk}", word) for word in _target_flags(cxxflags))
 
 
 @dataclass(frozen=True)

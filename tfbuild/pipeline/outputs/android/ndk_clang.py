@@ -137,7 +137,8 @@ def choose_adapter(
             f"{strong} references __cxa_thread_atexit_impl strongly; bionic has it from API {THREAD_ATEXIT_API_LEVEL}, "
             f"so a shared library with thread_local destructors (TF 1.15 and newer have them) does not link for API "
             f"{MAKEFILE_NDK_API_LEVEL} with this NDK. An NDK as Google ships it builds libc++abi against its lowest "
-            "API level, where the reference is weak: use one of those"
+            f"API level, where the reference is weak: use one of those, or --ndk-api-level {THREAD_ATEXIT_API_LEVEL} "
+            "(the JNI library is linked for the app's lowest API level)"
         )
     return NdkAdapter(ndk, clang, tuple(Note("android-ndk", note) for note in notes))
 
