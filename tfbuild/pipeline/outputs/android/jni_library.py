@@ -153,10 +153,7 @@ def plan_jni_library(request: JniLibraryRequest) -> JniLibraryPlan:
     min_sdk = max(request.toolchain.api_level, request.min_sdk or request.toolchain.api_level)
     packed, note = _relocations(min_sdk)
     notes.append(note)
-    link_api = min_sdk if min_sdk in request.ndk_api_levels else request.toolchain.api_level
-    if link_api != min_sdk:
-        notes.append(f"linked against API {link_api}'s bionic stubs, the objects' level: the NDK has none for API "
-                     f"{min_sdk}")
+    link_api = _link_api_level(request, min_sdk, notes)
     allow, duplicate_note = _duplicate_objects(request.op_files_text)
     notes += [duplicate_note] if duplicate_note else []
     link_argv = (
@@ -355,6 +352,16 @@ def _duplicate_objects(op_files_text: str) -> tuple[tuple[str, ...], str | None]
     return ("-Wl,--allow-multiple-definition",), (
         f"linked with --allow-multiple-definition: tf_op_files.txt lists {', '.join(duplicates)} twice, so its "
         "objects are twice in libtensorflow-core.a")
+
+
+def _link_api_level(request: JniLibraryRequest, min_sdk: int, notes: list[str]) -> int:
+    """The API level whose bionic stubs the library links against: ``min_sdk`` when the NDK has
+    them, else the objects' own (a note in ``notes`` says so)."""
+    if min_sdk in request.ndk_api_levels or min_sdk == request.toolchain.api_level:
+        return min_sdk
+    notes.append(f"linked against API {request.toolchain.api_level}'s bionic stubs, the objects' level: the NDK has "
+                 f"none for API {min_sdk}")
+    return request.toolchain.api_level
 
 
 def _relocations(min_sdk: int) -> tuple[tuple[str, ...], str]:
