@@ -297,3 +297,16 @@ def test_the_mirror_table_in_tfbuild_toml_is_read_relative_to_the_file(world, tm
     assert bad.returncode == 2, bad.stderr
     [error] = [line for line in bad.stderr.splitlines() if line.startswith("error: ")]
     assert "[vendor] mirror" in error and "'tinyhash' is not NAME=DIR[@REF[:SUBDIR]]" in error
+
+
+def test_a_symbolic_link_as_the_vendor_directory_is_refused_and_left_as_it_was(world, tmp_path):
+    """The directory is replaced whole: a link would be replaced by a directory, so it is refused."""
+    target = tmp_path / "big-disk"
+    target.mkdir()
+    (tmp_path / "v").symlink_to(target)
+    done = run_cli("vendor", "--source", str(world / "tf"), "--mirrors", str(world / "mirrors"), "--out-dir", "v",
+                   cwd=tmp_path)
+    assert done.returncode == 2, done.stderr
+    assert "v: a symbolic link" in done.stderr and f"pass --out-dir the directory it points to ({target})" in done.stderr
+    assert (tmp_path / "v").is_symlink() and not any(target.iterdir())
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["big-disk", "v"]

@@ -233,7 +233,10 @@ def _check_replaceable(out: Path) -> None:
     """``out`` may be replaced when it is absent, an empty directory or an earlier vendor directory."""
     if not out.exists() and not out.is_symlink():
         return
-    if out.is_symlink() or not out.is_dir():
+    if out.is_symlink():
+        raise ConfigError(f"{out}: a symbolic link; the vendor directory is replaced whole, and so would the link",
+                          hint=f"pass --out-dir the directory it points to ({out.resolve()})")
+    if not out.is_dir():
         raise ConfigError(f"{out}: not a directory", hint="pass --out-dir a new or empty directory")
     if (out / RECORD_NAME).is_file() or not any(out.iterdir()):
         return

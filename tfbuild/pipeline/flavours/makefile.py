@@ -143,13 +143,13 @@ __all__ = [
 DOWNLOADS = f"{MAKEFILE_DIR}/downloads"
 HOST_PROTOBUF_PREFIX = "gen/protobuf-host"
 PROTOBUF_CROSS_TAG = "protobuf-cross"
+"""The tag of a step that configures protobuf for another host from a copy of its sources."""
 NSYNC_TAG = "nsync"
 """The tag of a ``compile_nsync.sh`` step, for host or target: its archive is reused only when the
 same command (after fix-ups) made it (:func:`_forget_stale_nsync`)."""
 NSYNC_FLAGS_STAMP = ".tfbuild-flags.sha256"
 """Appended to an nsync build directory's path: the file beside it that holds the digest of the
 command that built it."""
-"""The tag of a step that configures protobuf for another host from a copy of its sources."""
 PROTOBUF_PROGRAMS = ("autoreconf", "libtoolize", "automake", "make")
 """What building protobuf from source runs: its ``autogen.sh`` (autotools), then make."""
 DOWNLOAD_STEP = "download dependencies"
@@ -804,17 +804,17 @@ def _forget_stale_objects(make_argv: tuple[str, ...], made_by: str, src: PurePos
     a new size profile or header directory would otherwise relink the old objects. ccache
     makes the rebuild cheap when only the stamp, not the flags, changed."""
     flags = tuple(arg for arg in make_argv if not arg.startswith("-j"))  # the job count changes no object
-    digest = hashlib.sha256("\0".join((*flags, made_by)).encode()).hexdigest()
     gen = f"{MAKEFILE_DIR}/{GEN_DIR}"
-    return Step(
-        FORGET_STEP,
-        (
-            "bash", "-c", render("steps/forget_stale_objects.sh"), "bash",
-            f"{gen}/{FLAGS_STAMP}", digest,
-            *(f"{gen}/{name}" for name in BUILT_WITH_TARGET_FLAGS),
-        ),
-        src,
-    )
+    return _forget_step(FORGET_STEP, f"{gen}/{FLAGS_STAMP}", (*flags, made_by),
+                        tuple(f"{gen}/{name}" for name in BUILT_WITH_TARGET_FLAGS), src)
+
+
+def _forget_step(name: str, stamp: str, made_by: tuple[str, ...], built: tuple[str, ...],
+                 workdir: PurePosixPath) -> Step:
+    """The step that removes ``built`` unless ``stamp`` holds the digest of ``made_by`` (what
+    made them: command line, environment), and then records it."""
+    digest = hashlib.sha256("\0".join(made_by).encode()).hexdigest()
+    return Step(name, ("bash", "-c", render("steps/forget_stale_objects.sh"), "bash", stamp, digest, *built), workdir)
 
 
 def _forget_stale_nsync(steps: tuple[Step, ...]) -> tuple[Step, ...]:
@@ -829,14 +829,9 @@ def _forget_stale_nsync(steps: tuple[Step, ...]) -> tuple[Step, ...]:
         if NSYNC_TAG in step.tags and step.skip_if_exists is not None:
             builds = step.skip_if_exists.parent
             made_by = (*step.argv, *(f"{name}={value}" for name, value in sorted(step.env.items())))
-            digest = hashlib.sha256("\0".join(made_by).encode()).hexdigest()
             built = step.name.partition(" [fix-up: ")[0].removeprefix("build ")  # named as planned, not as fixed
-            planned.append(Step(
-                f"forget {built} built with other flags",
-                ("bash", "-c", render("steps/forget_stale_objects.sh"), "bash",
-                 f"{builds}{NSYNC_FLAGS_STAMP}", digest, str(builds)),
-                step.workdir,
-            ))
+            planned.append(_forget_step(f"forget {built} built with other flags", f"{builds}{NSYNC_FLAGS_STAMP}",
+                                        made_by, (str(builds),), step.workdir))
         planned.append(step)
     return tuple(planned)
 
